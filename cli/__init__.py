@@ -7,7 +7,6 @@ Each command group lives in its own module and is imported only when invoked, so
 from __future__ import annotations
 
 import importlib
-from typing import Any
 
 import click
 
@@ -18,7 +17,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("memls.cli.check", "check", "Check memory files against the rules."),
     "rules": ("memls.cli.check", "rules", "List every rule with its code and severity."),
     "serve": ("memls.cli.serve", "serve", "Run the language server."),
-    "checkpoint": ("memls.cli.checkpoint", "checkpoint", "Save, resume, list and clear checkpoints."),
+    "checkpoint": (
+        "memls.cli.checkpoint",
+        "checkpoint",
+        "Save, resume, list and clear checkpoints.",
+    ),
     "index": ("memls.cli.ops", "index", "Maintain the MEMORY.md index."),
     "bundle": ("memls.cli.ops", "bundle", "Approve a checkpoint bundle or show what is open."),
     "log": ("memls.cli.ops", "log", "Append to the append-only LOG.md."),
@@ -59,5 +62,3 @@ class LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="memls")
 def main() -> None:
     """memls — checks, operations and recall for coding-agent memory files."""
-
-

@@ -1,0 +1,169 @@
+"""`memls check` and `memls rules`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from memls.cli.common import root_option, select_options
+from memls.core.config import ConfigError, load_config
+from memls.core.fixes import fix_text
+from memls.core.fsutil import atomic_write
+from memls.core.model import Diagnostic, Severity
+from memls.core.report import display_path, to_json, to_sarif
+from memls.core.rules import check_document, registry
+from memls.core.workspace import Workspace, discover_root, memory_files
+
+
+def _targets(paths: tuple[Path, ...], root: Path | None) -> dict[Path, list[Path] | None]:
+    """Root → the files to check there (None: every memory file of the root)."""
+    if not paths:
+        return {discover_root(Path.cwd(), root) or Path.cwd().resolve(): None}
+    out: dict[Path, list[Path] | None] = {}
+    for path in paths:
+        found = discover_root(path, root)
+        if path.is_dir():
+            base = found or path.resolve()
+            out.setdefault(base, None)
+            continue
+        base = found or path.resolve().parent
+        current = out.setdefault(base, [])
+        if current is not None:
+            current.append(path.resolve())
+    return out
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@root_option
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "sarif"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@select_options
+@click.option(
+    "--fix", is_flag=True, help="Apply safe fixes (atomically), then report what remains."
+)
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors remain.")
+def check(
+    paths: tuple[Path, ...],
+    root: Path | None,
+    fmt: str,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    fix: bool,
+    exit_zero: bool,
+) -> None:
+    """Check memory files (default: the discovered memory root) against the rules.
+
+    Prints `path:line:col: CODE message` lines and a summary; exits 1 when findings of
+    error severity remain.
+    """
+    diags: list[Diagnostic] = []
+    fixed_total = 0
+    for base, files in _targets(paths, root).items():
+        try:
+            config = load_config(base)
+            overrides: dict[str, object] = {}
+            if select:
+                overrides["select"] = [c for s in select for c in s.split(",")]
+            if ignore:
+                overrides["ignore"] = [*config.ignore, *(c for s in ignore for c in s.split(","))]
+            config = config.merged(overrides) if overrides else config
+        except ConfigError as exc:
+            raise click.ClickException(str(exc)) from exc
+        ws = Workspace(base, config)
+        targets = files if files is not None else memory_files(ws.root)
+        if fix:
+            for path in targets:
+                new_text, count = fix_text(ws, path)
+                if count and atomic_write(path, new_text, root=ws.root):
+                    fixed_total += count
+                    ws.invalidate(path)
+        for path in targets:
+            doc = ws.document(path)
+            if doc is not None:
+                diags.extend(check_document(ws, doc))
+
+    if fmt == "json":
+        click.echo(json.dumps(to_json(diags), indent=2))
+    elif fmt == "sarif":
+        click.echo(json.dumps(to_sarif(diags), indent=2))
+    else:
+        _print_text(diags, fixed_total, fix)
+    errors = sum(1 for d in diags if d.severity is Severity.ERROR)
+    sys.exit(1 if errors and not exit_zero else 0)
+
+
+def _print_text(diags: list[Diagnostic], fixed: int, fix: bool) -> None:
+    color = {
+        Severity.ERROR: "red",
+        Severity.WARNING: "yellow",
+        Severity.INFO: "blue",
+        Severity.HINT: "cyan",
+    }
+    for d in diags:
+        loc = f"{display_path(d.path)}:{d.range.start.line + 1}:{d.range.start.character + 1}:"
+        code = click.style(d.code, fg=color[d.severity], bold=True)
+        mark = " [*]" if d.fix is not None and not fix else ""
+        click.echo(f"{loc} {code} {d.message}{mark}")
+    counts = {s: sum(1 for d in diags if d.severity is s) for s in Severity}
+    fixable = sum(1 for d in diags if d.fix is not None)
+    parts = [f"{counts[s]} {s.label}{'s' if counts[s] != 1 else ''}" for s in Severity if counts[s]]
+    summary = f"Found {len(diags)} problem{'s' if len(diags) != 1 else ''}"
+    summary += f" ({', '.join(parts)})." if parts else "."
+    if fixed:
+        summary += f" Fixed {fixed}."
+    if fixable and not fix:
+        summary += f" {fixable} fixable with `memls check --fix` [*]."
+    click.echo(summary if diags or fixed else "All checks passed.")
+
+
+@click.command()
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+)
+def rules(fmt: str) -> None:
+    """List every rule: code, default severity, whether it has a fix, and what it checks."""
+    reg = registry()
+    if fmt == "json":
+        data = [
+            {
+                "code": r.code,
+                "name": r.name,
+                "severity": r.severity.label,
+                "fixable": r.fixable,
+                "summary": r.summary,
+            }
+            for r in reg.values()
+        ]
+        click.echo(json.dumps(data, indent=2))
+        return
+    if fmt == "markdown":
+        click.echo(rules_markdown())
+        return
+    for r in reg.values():
+        fixmark = "fix" if r.fixable else "   "
+        click.echo(f"{r.code}  {r.severity.label:<7}  {fixmark}  {r.name}: {r.summary}")
+
+
+def rules_markdown() -> str:
+    """The README's rule table, generated from the registry."""
+    lines = ["| code | name | severity | fix | checks |", "|---|---|---|---|---|"]
+    for r in registry().values():
+        summary = r.summary.replace("|", "\\|")
+        lines.append(
+            f"| {r.code} | {r.name} | {r.severity.label} | {'yes' if r.fixable else ''} | {summary} |"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,95 @@
+"""Applying text edits: the one implementation behind ``memls check --fix`` and LSP quick fixes."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Iterable
+from pathlib import Path
+
+from memls.core.model import Fix, TextEdit
+from memls.core.text import LineIndex
+from memls.core.workspace import Workspace
+
+
+def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
+    """Apply non-overlapping edits (overlapping ones after the first are skipped)."""
+    index = LineIndex(text)
+    spans: list[tuple[int, int, str]] = []
+    for edit in edits:
+        start = index.offset(edit.range.start.line, edit.range.start.character)
+        end = index.offset(edit.range.end.line, edit.range.end.character)
+        spans.append((start, max(start, end), edit.new_text))
+    spans.sort(key=lambda s: (s[0], s[1]))
+    out: list[str] = []
+    cursor = 0
+    for start, end, new in spans:
+        if start < cursor:
+            continue  # overlaps an edit already applied; the next pass will retry it
+        out.append(text[cursor:start])
+        out.append(new)
+        cursor = end
+    out.append(text[cursor:])
+    return "".join(out)
+
+
+def apply_fixes(text: str, fixes: Iterable[Fix]) -> str:
+    """Apply several fixes; a fix whose edits overlap an earlier fix waits for the next pass."""
+    chosen: list[TextEdit] = []
+    taken: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    for fix in fixes:
+        spans = [
+            (
+                (e.range.start.line, e.range.start.character),
+                (e.range.end.line, e.range.end.character),
+            )
+            for e in fix.edits
+        ]
+        if any(_overlaps(a, b) for a in spans for b in taken):
+            continue
+        taken.extend(spans)
+        chosen.extend(fix.edits)
+    return apply_edits(text, chosen)
+
+
+def _overlaps(
+    a: tuple[tuple[int, int], tuple[int, int]], b: tuple[tuple[int, int], tuple[int, int]]
+) -> bool:
+    # Insertions at the same point also conflict: their order would be ambiguous.
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+def fix_text(workspace: Workspace, path: Path, now: _dt.datetime | None = None) -> tuple[str, int]:
+    """The document's text with every safe fix applied, re-checking between passes.
+
+    Returns the new text and how many fixes were applied. The workspace sees the fixed
+    text as an overlay while fixing (so cross-file rules agree); the overlay is removed after.
+    """
+    from memls.core.rules import check_document
+
+    doc = workspace.document(path)
+    if doc is None:
+        return "", 0
+    text = doc.text
+    applied = 0
+    had_overlay = path in workspace._overlays
+    try:
+        for _ in range(_MAX_PASSES):
+            current = workspace.document(path)
+            if current is None:
+                break
+            fixes = [d.fix for d in check_document(workspace, current, now) if d.fix is not None]
+            if not fixes:
+                break
+            new_text = apply_fixes(text, fixes)
+            if new_text == text:
+                break
+            applied += len(fixes)
+            text = new_text
+            workspace.set_text(path, text)
+    finally:
+        if not had_overlay:
+            workspace.set_text(path, None)
+    return text, applied
+
+
+_MAX_PASSES = 8

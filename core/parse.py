@@ -1,0 +1,398 @@
+"""Markdown memory files → ``Document``.
+
+mistune's block parser finds the block structure (ATX headings, fenced code, raw HTML);
+mistune records no positions, so a parser subclass stamps each block with the offsets of
+its match. A line scan then picks out fields, list and task items, links and suppression
+comments outside code and HTML blocks. Parsing never raises.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import mistune
+from mistune.block_parser import BlockParser
+from mistune.core import BlockState
+
+from memls.core.model import (
+    Document,
+    Field,
+    FileKind,
+    Frontmatter,
+    FrontmatterEntry,
+    Heading,
+    Link,
+    ListItem,
+    Position,
+    Problem,
+    Range,
+    Section,
+    Suppressions,
+)
+from memls.core.text import LineIndex, decode
+
+_BLOCK_RULES = ["fenced_code", "atx_heading", "thematic_break", "raw_html", "blank_line"]
+
+_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d{1,9}[.)])(?:[ \t]+(?P<rest>.*))?$")
+_TASK = re.compile(r"^\[(?P<mark>[ xX])\](?:[ \t]+|$)")
+_FIELD = re.compile(r"^\*\*(?P<name>[^*:\n]{1,40}):\*\*[ \t]*(?P<value>.*)$")
+_LINK = re.compile(
+    r"(?<!!)\[(?P<text>[^\]\n]*)\]\(\s*<?(?P<target>[^)\s>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)"
+)
+_CODE_PATH = re.compile(r"`(?P<target>[^`\s]+\.md)`")
+_SUPPRESS = re.compile(r"<!--\s*memls-disable(?P<next>-next-line)?(?P<codes>[^>]*?)-->")
+_FM_KEY = re.compile(r"^(?P<key>[A-Za-z_][\w-]*)\s*:\s?(?P<value>.*)$")
+_URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+MAX_PARSE_CHARS = 2_000_000  # beyond this, structure is read from the first part only
+
+
+class _PositionedParser(BlockParser):
+    """A mistune block parser that records where each block starts and ends."""
+
+    def parse_method(self, m: re.Match[str], state: BlockState) -> int | None:
+        before = len(state.tokens)
+        end: int | None = super().parse_method(m, state)
+        if len(state.tokens) > before:
+            token = state.tokens[-1]
+            token["_start"] = m.start()
+            token["_end"] = end if end is not None else state.cursor
+        return end
+
+
+_PARSER = _PositionedParser(max_nested_level=6)
+
+
+def kind_for(path: Path) -> FileKind:
+    """The file kind from the file name (§2 of the spec)."""
+    name = path.name
+    if name == "MEMORY.md":
+        return FileKind.INDEX
+    if name.startswith("checkpoint-") and name.endswith(".md"):
+        return FileKind.CHECKPOINT
+    if name == ".handoff.md":
+        return FileKind.HANDOFF
+    if name == "LOG.md":
+        return FileKind.LOG
+    if name in ("IDENTITY.md", "USER.md"):
+        return FileKind.IDENTITY
+    if name.endswith(".jsonl"):
+        return FileKind.TRANSCRIPT
+    if name.endswith(".md"):
+        return FileKind.TOPIC
+    return FileKind.OTHER
+
+
+def parse_file(path: Path) -> Document:
+    """Read and parse a file; an unreadable file parses as empty with a problem."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        doc = parse_bytes(b"", path)
+        problem = Problem("SZ001", f"cannot read file: {exc.strerror or exc}", Range.point(0))
+        return _with_problems(doc, (problem,))
+    return parse_bytes(data, path)
+
+
+def parse_bytes(data: bytes, path: Path, kind: FileKind | None = None) -> Document:
+    decoded = decode(data)
+    doc = parse_text(decoded.text, path, kind, byte_size=len(data), had_bom=decoded.had_bom)
+    if not decoded.bad_offsets and not decoded.nul_offsets:
+        return doc
+    index = LineIndex(decoded.text)
+    problems: list[Problem] = []
+    seen_lines: set[int] = set()
+    for offset, what in [(o, "invalid UTF-8") for o in decoded.bad_offsets] + [
+        (o, "NUL byte") for o in decoded.nul_offsets[:200]
+    ]:
+        line, char = index.position(offset)
+        if line in seen_lines:
+            continue
+        seen_lines.add(line)
+        problems.append(
+            Problem(
+                "SZ001",
+                f"{what} in a memory file: save it as UTF-8 text without NUL bytes",
+                Range.of(line, char, line, char + 1),
+            )
+        )
+    return _with_problems(doc, tuple(problems))
+
+
+def _with_problems(doc: Document, problems: tuple[Problem, ...]) -> Document:
+    return replace(doc, problems=doc.problems + problems)
+
+
+def parse_text(
+    text: str,
+    path: Path,
+    kind: FileKind | None = None,
+    *,
+    byte_size: int | None = None,
+    had_bom: bool = False,
+) -> Document:
+    """Parse decoded text. Never raises."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+        had_bom = True
+    index = LineIndex(text)
+    lines = index.lines
+    n = len(lines)
+    frontmatter = _frontmatter(lines)
+    skip_until = frontmatter.end_line + 1 if frontmatter else 0
+
+    # mistune sees the body only (front matter blanked so line numbers stay put).
+    src_lines = [""] * skip_until + lines[skip_until:]
+    src = "\n".join(src_lines).replace("\x00", "\ufffd")
+    if len(src) > MAX_PARSE_CHARS:
+        src = src[:MAX_PARSE_CHARS]
+    if not src.endswith("\n"):
+        src += "\n"
+    src_index = LineIndex(src)
+
+    headings: list[Heading] = []
+    fences: list[tuple[int, int]] = []
+    opaque: list[tuple[int, int]] = []  # line spans the line scan skips (code, HTML)
+    for token in _block_tokens(src):
+        start = token.get("_start")
+        if start is None:
+            continue
+        first = src_index.position(start)[0]
+        last = src_index.position(max(start, int(token.get("_end", start)) - 1))[0]
+        ttype = token["type"]
+        if ttype == "heading":
+            level = int(token.get("attrs", {}).get("level", 1))
+            headings.append(_heading(lines[first], first, level))
+        elif ttype == "block_code":
+            fences.append((first, last))
+            opaque.append((first, last))
+        elif ttype == "block_html":
+            opaque.append((first, last))
+
+    sections = _sections(headings, n)
+    fields: list[Field] = []
+    items: list[ListItem] = []
+    links: list[Link] = []
+    file_codes: set[str] = set()
+    file_all = False
+    next_line: list[tuple[int, frozenset[str]]] = []
+
+    opaque_lines = _line_flags(opaque, n)
+    for ln in range(skip_until, n):
+        line = lines[ln]
+        if "memls-disable" in line:
+            for m in _SUPPRESS.finditer(line):
+                codes = frozenset(c for c in re.split(r"[\s,]+", m.group("codes").strip()) if c)
+                if m.group("next"):
+                    next_line.append((ln + 1, codes))
+                elif codes:
+                    file_codes |= codes
+                else:
+                    file_all = True
+        if opaque_lines[ln] or not line or len(line) > 20_000:
+            continue
+        first_char = line.lstrip()[:1]
+        if first_char in ("-", "*", "+") or first_char.isdigit():
+            item = _list_item(line, ln)
+            if item is not None:
+                items.append(item)
+                fm = _FIELD.match(item.text)
+                if fm:
+                    fields.append(_field(fm, item, ln, len(line)))
+        if "](" in line or "`" in line:
+            links.extend(_links(line, ln))
+
+    return Document(
+        path=path,
+        kind=kind if kind is not None else kind_for(path),
+        text=text,
+        lines=tuple(lines),
+        headings=tuple(headings),
+        sections=tuple(sections),
+        fields=tuple(fields),
+        items=tuple(items),
+        links=tuple(links),
+        fences=tuple(fences),
+        frontmatter=frontmatter,
+        suppressions=Suppressions(frozenset(file_codes), file_all, tuple(next_line)),
+        problems=(),
+        byte_size=byte_size
+        if byte_size is not None
+        else len(text.encode("utf-8", "surrogatepass")),
+        had_bom=had_bom,
+        eol=index.eol,
+    )
+
+
+def _block_tokens(src: str) -> list[dict[str, Any]]:
+    state = BlockState()
+    state.process(src)
+    try:
+        _PARSER.parse(state, _BLOCK_RULES)
+    except (RecursionError, ValueError, IndexError):  # pragma: no cover - mistune edge cases
+        return [t for t in state.tokens if isinstance(t, dict)]
+    return state.tokens
+
+
+def _line_flags(spans: list[tuple[int, int]], n: int) -> list[bool]:
+    flags = [False] * n
+    for a, b in spans:
+        for i in range(max(0, a), min(n, b + 1)):
+            flags[i] = True
+    return flags
+
+
+def _heading(line: str, ln: int, level: int) -> Heading:
+    stripped = line.lstrip(" ")
+    start = len(line) - len(stripped) + level
+    rest = line[start:]
+    title = rest.strip()
+    if title.endswith("#"):
+        trimmed = title.rstrip("#")
+        if not trimmed or trimmed.endswith((" ", "\t")):
+            title = trimmed.strip()
+    tstart = line.find(title, start) if title else len(line)
+    return Heading(level, title, ln, Range.of(ln, tstart, ln, tstart + len(title)))
+
+
+def _sections(headings: list[Heading], n: int) -> list[Section]:
+    out: list[Section] = []
+    for i, h in enumerate(headings):
+        end = n
+        for later in headings[i + 1 :]:
+            if later.level <= h.level:
+                end = later.line
+                break
+        out.append(Section(h, h.line, end))
+    return out
+
+
+def _list_item(line: str, ln: int) -> ListItem | None:
+    m = _ITEM.match(line)
+    if m is None:
+        return None
+    marker = m.group("marker")
+    rest = m.group("rest") or ""
+    if marker in ("-", "*") and rest.strip() and set(line.strip()) <= {marker, " ", "\t"}:
+        return None  # a thematic break such as "- - -"
+    start = m.start("rest") if m.group("rest") is not None else len(line)
+    checked: bool | None = None
+    task = _TASK.match(rest)
+    if task:
+        checked = task.group("mark") != " "
+        start += task.end()
+        rest = rest[task.end() :]
+    text = rest.rstrip()
+    indent = len(m.group("indent").expandtabs(4))
+    return ListItem(ln, indent, marker, text, Range.of(ln, start, ln, start + len(text)), checked)
+
+
+def _field(m: re.Match[str], item: ListItem, ln: int, length: int) -> Field:
+    raw = m.group("value").rstrip()
+    value = raw.strip()
+    if len(value) >= 2 and value.startswith("`") and value.count("`") >= 2:
+        value = value[1 : value.index("`", 1)] + value[value.index("`", 1) + 1 :]
+        value = value.strip()
+    vstart = item.text_range.start.character + m.start("value")
+    return Field(
+        name=m.group("name").strip(),
+        value=value,
+        raw_value=raw,
+        line=ln,
+        range=Range.line(ln, length),
+        value_range=Range.of(ln, vstart, ln, vstart + len(raw)),
+    )
+
+
+def _links(line: str, ln: int) -> list[Link]:
+    out: list[Link] = []
+    taken: list[tuple[int, int]] = []
+    for m in _LINK.finditer(line):
+        target = m.group("target")
+        if _URL.match(target) or target.startswith("#"):
+            continue
+        taken.append((m.start(), m.end()))
+        out.append(
+            Link(
+                target=target.split("#", 1)[0],
+                text=m.group("text"),
+                kind="link",
+                line=ln,
+                range=Range.of(ln, m.start(), ln, m.end()),
+                target_range=Range.of(ln, m.start("target"), ln, m.end("target")),
+            )
+        )
+    for m in _CODE_PATH.finditer(line):
+        if any(a <= m.start() < b for a, b in taken):
+            continue
+        target = m.group("target")
+        if _URL.match(target):
+            continue
+        out.append(
+            Link(
+                target=target,
+                text=target,
+                kind="code",
+                line=ln,
+                range=Range.of(ln, m.start(), ln, m.end()),
+                target_range=Range.of(ln, m.start("target"), ln, m.end("target")),
+            )
+        )
+    return out
+
+
+def _frontmatter(lines: list[str]) -> Frontmatter | None:
+    if not lines or lines[0].strip() != "---":
+        return None
+    end = None
+    for i in range(1, min(len(lines), 500)):
+        if lines[i].strip() in ("---", "..."):
+            end = i
+            break
+    terminated = end is not None
+    last = end if end is not None else min(len(lines), 500) - 1
+    entries: list[FrontmatterEntry] = []
+    i = 1
+    stop = end if end is not None else last + 1
+    while i < stop:
+        m = _FM_KEY.match(lines[i])
+        if m is None:
+            i += 1
+            continue
+        key, raw = m.group("key"), m.group("value").strip()
+        value: str | list[str]
+        j = i + 1
+        if raw.startswith("[") and raw.endswith("]"):
+            value = [_unquote(v) for v in raw[1:-1].split(",") if v.strip()]
+        elif not raw:
+            block: list[str] = []
+            while j < stop and lines[j].lstrip().startswith("- "):
+                block.append(_unquote(lines[j].lstrip()[2:]))
+                j += 1
+            value = block if block else ""
+        else:
+            value = _unquote(raw)
+        entries.append(FrontmatterEntry(key, value, i, Range.line(i, len(lines[i]))))
+        i = j
+    return Frontmatter(tuple(entries), 0, last, terminated)
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if "#" in value and not value.startswith(("'", '"')):
+        value = value.split(" #", 1)[0].strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in ("'", '"'):
+        return value[1:-1]
+    return value
+
+
+def position_in(doc: Document, line: int, character: int) -> Position:
+    """A position clamped into the document (for fronts that receive arbitrary positions)."""
+    line = max(0, min(line, len(doc.lines) - 1))
+    return Position(line, max(0, min(character, len(doc.lines[line]))))
+
+
+__all__ = ["kind_for", "mistune", "parse_bytes", "parse_file", "parse_text", "position_in"]

@@ -1,0 +1,115 @@
+"""The rule registry and the engine that runs rule families over a document.
+
+Each family lives in its own module (``checkpoint``, ``index``, ``handoff``, ``log``,
+``bundle``, ``memoryfile``, ``size``) and exports ``RULES`` (its :class:`Rule` entries) and
+``check(ctx)``, a generator of diagnostics. The engine applies configuration (select,
+ignore, severity overrides) and inline suppressions in one place.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import importlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+from memls.core.config import Config
+from memls.core.model import Diagnostic, Document, Fix, Range, Severity, TextEdit
+from memls.core.workspace import Workspace
+
+FAMILIES = ("checkpoint", "index", "handoff", "log", "bundle", "memoryfile", "size")
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str  # kebab-case, e.g. "checkpoint-title"
+    severity: Severity
+    summary: str  # one line for `memls rules` and the README table
+    fixable: bool = False
+
+
+@dataclass
+class RuleContext:
+    """What a rule family sees: the document, its workspace, config and the clock."""
+
+    doc: Document
+    workspace: Workspace
+    now: _dt.datetime
+
+    @property
+    def config(self) -> Config:
+        return self.workspace.config
+
+    def diag(self, code: str, message: str, rng: Range, fix: Fix | None = None) -> Diagnostic:
+        rule = registry()[code]
+        return Diagnostic(code, rule.severity, message, self.doc.path, rng, fix)
+
+    def fix(self, title: str, *edits: TextEdit) -> Fix:
+        return Fix(title, tuple(edits))
+
+
+CheckFn = Callable[[RuleContext], Iterable[Diagnostic]]
+_REGISTRY: dict[str, Rule] | None = None
+_CHECKS: list[CheckFn] | None = None
+
+
+def _families() -> list[ModuleType]:
+    return [importlib.import_module(f"memls.core.rules.{name}") for name in FAMILIES]
+
+
+def registry() -> dict[str, Rule]:
+    """Every rule by code, in code order."""
+    global _REGISTRY, _CHECKS
+    if _REGISTRY is None:
+        rules: dict[str, Rule] = {}
+        checks: list[CheckFn] = []
+        for module in _families():
+            for rule in module.RULES:
+                if rule.code in rules:
+                    raise RuntimeError(f"duplicate rule code {rule.code}")
+                rules[rule.code] = rule
+            checks.append(module.check)
+        _REGISTRY = dict(sorted(rules.items()))
+        _CHECKS = checks
+    return _REGISTRY
+
+
+def check_document(
+    workspace: Workspace,
+    doc: Document,
+    now: _dt.datetime | None = None,
+    config: Config | None = None,
+) -> list[Diagnostic]:
+    """Run every enabled rule on ``doc``; never raises on document content."""
+    registry()
+    assert _CHECKS is not None
+    cfg = config or workspace.config
+    ctx = RuleContext(doc, workspace, now or _dt.datetime.now())
+    out: list[Diagnostic] = []
+    for check in _CHECKS:
+        for diag in check(ctx):
+            if not cfg.enabled(diag.code):
+                continue
+            if doc.suppressions.suppresses(diag.code, diag.range.start.line):
+                continue
+            severity = cfg.severity_for(diag.code, diag.severity)
+            out.append(diag if severity is diag.severity else _with_severity(diag, severity))
+    out.sort(key=lambda d: (d.range.start.line, d.range.start.character, d.code))
+    return out
+
+
+def _with_severity(diag: Diagnostic, severity: Severity) -> Diagnostic:
+    return Diagnostic(diag.code, severity, diag.message, diag.path, diag.range, diag.fix)
+
+
+def check_paths(
+    workspace: Workspace, paths: Iterable[Path] | None = None, now: _dt.datetime | None = None
+) -> Iterator[tuple[Document, list[Diagnostic]]]:
+    """Check the given files of a workspace (default: all of them)."""
+    for path in paths if paths is not None else workspace.paths():
+        doc = workspace.document(path)
+        if doc is not None:
+            yield doc, check_document(workspace, doc, now)
