@@ -1,0 +1,467 @@
+// memls for VS Code: starts `<python> -m memls.lsp` over stdio through vscode-languageclient,
+// hands it the memory files only, and adds the client-side commands (recall pick, backfill with
+// progress, checkpoint save prompt, restart, output).
+
+import { execFile } from 'node:child_process';
+import * as os from 'node:os';
+import * as vscode from 'vscode';
+import {
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  RevealOutputChannelOn,
+  ServerOptions,
+  State,
+  TransportKind,
+  WorkDoneProgress,
+} from 'vscode-languageclient/node';
+import {
+  PythonExtensionEnvironment,
+  ResolvedInterpreter,
+  SERVER_MODULE,
+  resolveInterpreter,
+  serverCommandLine,
+} from './interpreter';
+import { parseRecallResponse, pickTitle, toPickItems } from './recall';
+import { MEMORY_FILE_GLOBS, buildDocumentSelector } from './selectors';
+import { MemlsSettings, readSettings, serverSettings } from './settings';
+
+const CLIENT_ID = 'memls';
+const STOP_TIMEOUT_MS = 2000;
+const IMPORT_CHECK_TIMEOUT_MS = 20000;
+
+let output: vscode.LogOutputChannel;
+let client: LanguageClient | undefined;
+let clientDisposables: vscode.Disposable[] = [];
+let lifecycle: Promise<void> = Promise.resolve();
+
+export function activate(context: vscode.ExtensionContext): void {
+  output = vscode.window.createOutputChannel('memls', { log: true });
+  context.subscriptions.push(
+    output,
+    vscode.commands.registerCommand('memls.restartServer', () => restartServer()),
+    vscode.commands.registerCommand('memls.showOutput', () => output.show()),
+    vscode.commands.registerCommand('memls.recallSearchPick', (query?: unknown) =>
+      recallSearchPick(typeof query === 'string' ? query : undefined),
+    ),
+    vscode.commands.registerCommand('memls.backfillWithProgress', () => backfillWithProgress()),
+    vscode.commands.registerCommand('memls.checkpointSavePrompt', () => checkpointSavePrompt()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      // The interpreter and the selector are fixed when the client starts; other settings reach
+      // the running server through workspace/didChangeConfiguration.
+      if (e.affectsConfiguration('memls.interpreter') || e.affectsConfiguration('memls.roots')) {
+        void restartServer();
+      }
+    }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => void restartServer()),
+    { dispose: () => void stopServer() },
+  );
+  watchPythonExtension(context);
+  void restartServer();
+}
+
+export async function deactivate(): Promise<void> {
+  await stopServer();
+}
+
+/** Serialises start/stop so overlapping restarts (settings + folder change) cannot race. */
+function queue(step: () => Promise<void>): Promise<void> {
+  lifecycle = lifecycle.then(step, step);
+  return lifecycle;
+}
+
+function restartServer(): Promise<void> {
+  return queue(async () => {
+    await stopClient();
+    await startClient();
+  });
+}
+
+function stopServer(): Promise<void> {
+  return queue(stopClient);
+}
+
+function currentSettings(): MemlsSettings {
+  const config = vscode.workspace.getConfiguration('memls', firstFolder());
+  return readSettings((key) => config.get(key));
+}
+
+function firstFolder(): vscode.Uri | undefined {
+  return vscode.workspace.workspaceFolders?.[0]?.uri;
+}
+
+function folderPaths(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+}
+
+/** Narrow view of the ms-python.python API (`exports.environments`); every member optional
+ * because older or future versions may lack it. */
+interface PythonEnvironmentsApi {
+  getActiveEnvironmentPath?: (resource?: vscode.Uri) => unknown;
+  resolveEnvironment?: (env: unknown) => Promise<unknown>;
+  onDidChangeActiveEnvironmentPath?: vscode.Event<unknown>;
+}
+
+async function pythonEnvironmentsApi(): Promise<PythonEnvironmentsApi | undefined> {
+  const ext = vscode.extensions.getExtension('ms-python.python');
+  if (ext === undefined) {
+    return undefined;
+  }
+  const exports: unknown = ext.isActive ? ext.exports : await ext.activate();
+  const envs = (exports as { environments?: unknown } | undefined)?.environments;
+  return typeof envs === 'object' && envs !== null ? (envs as PythonEnvironmentsApi) : undefined;
+}
+
+/** The Python extension's active environment for the first folder, or undefined when the
+ * extension is absent, has no environments API, or cannot resolve the environment. */
+async function pythonExtensionEnvironment(): Promise<PythonExtensionEnvironment | undefined> {
+  try {
+    const envs = await pythonEnvironmentsApi();
+    if (typeof envs?.getActiveEnvironmentPath !== 'function' || typeof envs.resolveEnvironment !== 'function') {
+      return undefined;
+    }
+    const envPath = envs.getActiveEnvironmentPath(firstFolder());
+    const resolved = (await envs.resolveEnvironment(envPath)) as
+      | { executable?: { uri?: vscode.Uri }; version?: { major?: unknown; minor?: unknown } }
+      | undefined;
+    const executable = resolved?.executable?.uri?.fsPath;
+    if (executable === undefined || executable === '') {
+      return undefined;
+    }
+    const v = resolved?.version;
+    const version =
+      typeof v?.major === 'number' && typeof v?.minor === 'number' ? { major: v.major, minor: v.minor } : undefined;
+    return { executable, version };
+  } catch (err) {
+    output.warn(`Could not query the Python extension for its environment: ${String(err)}`);
+    return undefined;
+  }
+}
+
+function watchPythonExtension(context: vscode.ExtensionContext): void {
+  void pythonEnvironmentsApi()
+    .then((envs) => {
+      const event = envs?.onDidChangeActiveEnvironmentPath;
+      if (typeof event !== 'function') {
+        return;
+      }
+      context.subscriptions.push(
+        event(() => {
+          if (currentSettings().interpreter.length === 0) {
+            output.info('Python extension environment changed; restarting the memls server.');
+            void restartServer();
+          }
+        }),
+      );
+    })
+    .catch((err: unknown) => output.warn(`Python extension not usable: ${String(err)}`));
+}
+
+/** Runs `<python> -c "import memls.lsp"` so a missing install is reported as such, with a fix,
+ * instead of as an opaque "server exited" loop. */
+function checkImport(interpreter: ResolvedInterpreter, cwd: string | undefined): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(
+      interpreter.command,
+      [...interpreter.args, '-c', `import ${SERVER_MODULE}`],
+      { cwd, timeout: IMPORT_CHECK_TIMEOUT_MS, windowsHide: true },
+      (err, _stdout, stderr) => {
+        if (err === null) {
+          resolve(undefined);
+        } else {
+          const detail = String(stderr).trim().split('\n').pop() ?? '';
+          resolve(detail !== '' ? detail : err.message);
+        }
+      },
+    );
+  });
+}
+
+async function startClient(): Promise<void> {
+  const settings = currentSettings();
+  const cwd = firstFolder()?.fsPath;
+  const interpreter = resolveInterpreter({
+    setting: settings.interpreter,
+    pythonExtension: settings.interpreter.length === 0 ? await pythonExtensionEnvironment() : undefined,
+    platform: process.platform,
+    expansion: { workspaceFolder: cwd, userHome: os.homedir(), env: process.env },
+  });
+  interpreter.notes.forEach((note) => output.warn(note));
+  const { command, args } = serverCommandLine(interpreter);
+  output.info(`Server command (${interpreter.source}): ${[command, ...args].join(' ')}`);
+
+  const problem = await checkImport(interpreter, cwd);
+  if (problem !== undefined) {
+    output.error(`${interpreter.command} cannot import ${SERVER_MODULE}: ${problem}`);
+    void vscode.window
+      .showErrorMessage(
+        `memls: ${interpreter.command} cannot run the server (${problem}). Install memls in that ` +
+          'environment (pip install memls) or set "memls.interpreter".',
+        'Open Settings',
+        'Show Output',
+      )
+      .then((choice) => {
+        if (choice === 'Open Settings') {
+          void vscode.commands.executeCommand('workbench.action.openSettings', 'memls.interpreter');
+        } else if (choice === 'Show Output') {
+          output.show();
+        }
+      });
+    return;
+  }
+
+  const serverOptions: ServerOptions = {
+    command,
+    args,
+    transport: TransportKind.stdio,
+    options: { cwd, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+  };
+  const watcher = vscode.workspace.createFileSystemWatcher(`**/{${MEMORY_FILE_GLOBS.map((g) => g.slice(3)).join(',')}}`);
+  const selector = buildDocumentSelector(settings.roots, {
+    workspaceFolders: folderPaths(),
+    userHome: os.homedir(),
+    platform: process.platform,
+  });
+  output.info(`Document selector: ${selector.map((f) => f.pattern).join(', ')}`);
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: selector,
+    synchronize: { configurationSection: 'memls', fileEvents: watcher },
+    initializationOptions: serverSettings(settings),
+    outputChannel: output,
+    traceOutputChannel: output,
+    revealOutputChannelOn: RevealOutputChannelOn.Never,
+    diagnosticCollectionName: 'memls',
+    middleware: { executeCommand: paletteMiddleware },
+  };
+  const next = new LanguageClient(CLIENT_ID, 'memls', serverOptions, clientOptions);
+  clientDisposables = [
+    watcher,
+    next.onDidChangeState((e) => output.info(`Server state: ${State[e.oldState]} -> ${State[e.newState]}`)),
+  ];
+  client = next;
+  try {
+    await next.start();
+  } catch (err) {
+    output.error(`memls server failed to start: ${String(err)}`);
+    void vscode.window.showErrorMessage('memls: the language server failed to start; see the memls output.');
+  }
+}
+
+async function stopClient(): Promise<void> {
+  const old = client;
+  client = undefined;
+  clientDisposables.forEach((d) => d.dispose());
+  clientDisposables = [];
+  if (old === undefined) {
+    return;
+  }
+  try {
+    if (old.state !== State.Stopped) {
+      await old.stop(STOP_TIMEOUT_MS);
+    }
+  } catch (err) {
+    output.warn(`memls server did not stop cleanly: ${String(err)}`);
+  }
+}
+
+/** The running client, after any pending restart; shows an error when there is none. */
+async function runningClient(): Promise<LanguageClient | undefined> {
+  await lifecycle;
+  if (client === undefined || client.state !== State.Running) {
+    const choice = await vscode.window.showErrorMessage('memls: the language server is not running.', 'Restart', 'Show Output');
+    if (choice === 'Restart') {
+      await restartServer();
+    } else if (choice === 'Show Output') {
+      output.show();
+    }
+    return undefined;
+  }
+  return client;
+}
+
+/** URI the server uses to find the memory root: the active file, else the first folder. */
+function contextUri(): string | undefined {
+  const doc = vscode.window.activeTextEditor?.document;
+  if (doc !== undefined && doc.uri.scheme === 'file') {
+    return doc.uri.toString();
+  }
+  return firstFolder()?.toString();
+}
+
+/** Shows an operation's `{message}`: short ones in a notification, long ones in the output. */
+function reportResult(command: string, result: unknown): void {
+  const message = (result as { message?: unknown } | null | undefined)?.message;
+  if (typeof message !== 'string' || message.trim() === '') {
+    return;
+  }
+  output.info(`${command}: ${message}`);
+  const lines = message.trim().split('\n');
+  if (lines.length === 1 && message.length <= 300) {
+    void vscode.window.showInformationMessage(`memls: ${message.trim()}`);
+    return;
+  }
+  void vscode.window.showInformationMessage(`memls: ${lines[0]}`, 'Show Output').then((choice) => {
+    if (choice === 'Show Output') {
+      output.show();
+    }
+  });
+}
+
+/** Server commands run from the palette arrive without arguments: add the context URI (and
+ * the one required input, a checkpoint name for clear) and show the resulting message. Calls
+ * with arguments (code actions, code lenses, other extensions) pass through unchanged. */
+async function paletteMiddleware(
+  command: string,
+  args: unknown[],
+  next: (command: string, args: unknown[]) => unknown,
+): Promise<unknown> {
+  if (args.length > 0) {
+    return next(command, args);
+  }
+  const arg: Record<string, unknown> = {};
+  const uri = contextUri();
+  if (uri !== undefined) {
+    arg.uri = uri;
+  }
+  if (command === 'memls.checkpoint.clear') {
+    const name = await vscode.window.showInputBox({
+      title: 'memls: clear checkpoint',
+      prompt: 'Name of the checkpoint to clear (type * to clear all)',
+      ignoreFocusOut: true,
+      validateInput: (v) => (v.trim() === '' ? 'A checkpoint name is required' : undefined),
+    });
+    if (name === undefined) {
+      return undefined;
+    }
+    if (name.trim() === '*') {
+      arg.name = null;
+      arg.all = true;
+    } else {
+      arg.name = name.trim();
+    }
+  }
+  const result = await next(command, [arg]);
+  reportResult(command, result);
+  return result;
+}
+
+async function runServerCommand(clientNow: LanguageClient, command: string, arg: Record<string, unknown>): Promise<unknown> {
+  return clientNow.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg] });
+}
+
+async function recallSearchPick(initialQuery?: string): Promise<void> {
+  const query =
+    initialQuery ??
+    (await vscode.window.showInputBox({
+      title: 'memls: recall',
+      prompt: 'Search the memory (topic files, checkpoints, handoff, LOG, transcripts)',
+      ignoreFocusOut: true,
+    }));
+  if (query === undefined || query.trim() === '') {
+    return;
+  }
+  const c = await runningClient();
+  if (c === undefined) {
+    return;
+  }
+  let raw: unknown;
+  try {
+    raw = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: 'memls: searching memory' },
+      () => runServerCommand(c, 'memls.recall.search', { query: query.trim(), uri: contextUri() }),
+    );
+  } catch (err) {
+    output.error(`memls.recall.search failed: ${String(err)}`);
+    void vscode.window.showErrorMessage(`memls: recall search failed: ${String(err)}`);
+    return;
+  }
+  const response = parseRecallResponse(raw);
+  if (response.results.length === 0) {
+    const note = response.degraded ? ' (degraded: text search only)' : '';
+    void vscode.window.showInformationMessage(`memls: no recall results for "${query.trim()}"${note}.`);
+    return;
+  }
+  const picked = await vscode.window.showQuickPick(toPickItems(response, folderPaths(), process.platform), {
+    title: pickTitle(response, query.trim()),
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
+  if (picked === undefined) {
+    return;
+  }
+  const { hit } = picked;
+  const document = await vscode.workspace.openTextDocument(vscode.Uri.file(hit.path));
+  const start = new vscode.Position(Math.min(hit.start_line, document.lineCount - 1), 0);
+  const end = new vscode.Position(Math.min(hit.end_line, document.lineCount - 1), 0);
+  const editor = await vscode.window.showTextDocument(document, { selection: new vscode.Range(start, start) });
+  editor.revealRange(new vscode.Range(start, end), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+}
+
+/** Backfill with a cancellable notification. The request carries a workDoneToken, so a server
+ * that reports on the client's token fills this notification's bar. */
+async function backfillWithProgress(): Promise<void> {
+  const c = await runningClient();
+  if (c === undefined) {
+    return;
+  }
+  const token = `memls-backfill-${Date.now()}`;
+  await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'memls: backfilling recall', cancellable: true },
+    async (progress, cancel) => {
+      let done = 0;
+      const sub = c.onProgress(WorkDoneProgress.type, token, (value) => {
+        if (value.kind === 'end') {
+          return;
+        }
+        const pct = value.percentage;
+        if (typeof pct === 'number' && pct > done) {
+          progress.report({ increment: pct - done, message: value.message });
+          done = pct;
+        } else {
+          progress.report({ message: value.message });
+        }
+      });
+      try {
+        const result = await c.sendRequest(
+          ExecuteCommandRequest.type,
+          { command: 'memls.recall.backfill', arguments: [{ uri: contextUri() }], workDoneToken: token },
+          cancel,
+        );
+        reportResult('memls.recall.backfill', result);
+      } catch (err) {
+        if (!cancel.isCancellationRequested) {
+          output.error(`memls.recall.backfill failed: ${String(err)}`);
+          void vscode.window.showErrorMessage(`memls: backfill failed: ${String(err)}`);
+        }
+      } finally {
+        sub.dispose();
+      }
+    },
+  );
+}
+
+async function checkpointSavePrompt(): Promise<void> {
+  const name = await vscode.window.showInputBox({
+    title: 'memls: save checkpoint',
+    prompt: 'Checkpoint name (leave empty to use the current git branch)',
+    ignoreFocusOut: true,
+    validateInput: (v) => (/[\\/]/.test(v) ? 'A checkpoint name cannot contain a path separator' : undefined),
+  });
+  if (name === undefined) {
+    return;
+  }
+  const c = await runningClient();
+  if (c === undefined) {
+    return;
+  }
+  const arg: Record<string, unknown> = { uri: contextUri() };
+  if (name.trim() !== '') {
+    arg.name = name.trim();
+  }
+  try {
+    reportResult('memls.checkpoint.save', await runServerCommand(c, 'memls.checkpoint.save', arg));
+  } catch (err) {
+    output.error(`memls.checkpoint.save failed: ${String(err)}`);
+    void vscode.window.showErrorMessage(`memls: checkpoint save failed: ${String(err)}`);
+  }
+}
