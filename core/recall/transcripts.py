@@ -137,7 +137,7 @@ def detect_format(first_lines: Sequence[dict[str, object]]) -> str:
     for obj in first_lines:
         if not isinstance(obj, dict):
             continue
-        kind = obj.get("type")
+        kind = _str(obj.get("type"))
         if kind == "session":
             version = obj.get("version")
             is_tree = isinstance(version, int) and not isinstance(version, bool) and version >= 2
@@ -423,7 +423,7 @@ def _claude_code(c: _Collector, obj: dict[str, object]) -> str | None:
     c.session_id = c.session_id or _str(obj.get("sessionId"))
     c.branch = _str(obj.get("gitBranch")) or c.branch
     c.cwd = _str(obj.get("cwd")) or c.cwd
-    kind = obj.get("type")
+    kind = _str(obj.get("type"))
     if kind == "summary":
         c.stamp(_str(obj.get("timestamp")), None, _str(obj.get("leafUuid")))
         summary = _str(obj.get("summary"))
@@ -462,7 +462,7 @@ def _claude_code(c: _Collector, obj: dict[str, object]) -> str | None:
 
 def _pi(c: _Collector, obj: dict[str, object]) -> str | None:
     """Handle one Pi line (v1 or v3); return a skip reason, or None when understood."""
-    kind = obj.get("type")
+    kind = _str(obj.get("type"))
     message = obj.get("message")
     timestamp = _str(obj.get("timestamp"))
     if timestamp is None and isinstance(message, dict):
@@ -560,7 +560,11 @@ _LABELS = {
 
 
 def _render(messages: Sequence[Message]) -> str:
-    """Render a turn: full conversation text, tool traffic trimmed within a budget."""
+    """Render a turn: conversation text whole, injected text trimmed, tool traffic budgeted.
+
+    Harness-injected lines (meta, system, extension messages) are rare and may carry what the
+    user typed, so each is shown trimmed; only tool calls and results share the budget.
+    """
     paragraphs: list[tuple[str, list[str]]] = []
     budget = TURN_TOOL_BUDGET
     omitted = 0
@@ -587,18 +591,18 @@ def _render(messages: Sequence[Message]) -> str:
         elif message.role in ("user", "assistant"):
             flush_omitted()
             put("User" if message.role == "user" else "Assistant", message.text)
+        elif message.role != "tool":
+            flush_omitted()
+            put("System", f"[{message.kind}] " + _trim(message.text, TURN_TOOL_ITEM_CAP))
         else:
-            if message.kind == "tool_use":
-                text = message.text
-            elif message.kind == "tool_result":
+            text = message.text
+            if message.kind == "tool_result":
                 text = "[result] " + _trim(message.text, TURN_TOOL_ITEM_CAP)
-            else:
-                text = f"[{message.kind}] " + _trim(message.text, TURN_TOOL_ITEM_CAP)
             if len(text) > budget:
                 omitted += 1
                 continue
             budget -= len(text)
-            put("System" if message.role == "system" else "Assistant", text)
+            put("Assistant", text)
     flush_omitted()
     return "\n\n".join(f"{label}: " + "\n".join(parts) for label, parts in paragraphs)
 
