@@ -454,3 +454,15 @@ def test_arbitrary_entry_shapes_never_raise(
     transcript = parse_transcript_bytes(data, fmt=fmt)
     _check_invariants(transcript, data)
     assert transcript.lines_total == len(entries)
+
+
+def test_deep_nesting_and_crlf_lines() -> None:
+    user = _cc_line("first question", "user").replace(b"\n", b"\r\n")
+    data = b"[" * 100_000 + b"\n" + user + b'{"type": ' + b'{"a": ' * 50_000 + b"\n"
+    transcript = parse_transcript_bytes(data)
+    assert transcript.format == "claude-code"
+    assert [reason for _line, reason in transcript.skipped] == [
+        "malformed JSON: nested too deeply",
+        "malformed JSON: nested too deeply",
+    ]
+    assert [t.text for t in transcript.turns] == ["User: first question"]
