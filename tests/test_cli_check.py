@@ -1,0 +1,227 @@
+"""`memls check` / `memls rules` through the real command line."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import jsonschema
+import pytest
+
+from memls.cli.check import rules_markdown
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+# The parts of the SARIF 2.1.0 schema that every consumer relies on (required properties,
+# enumerations and types), transcribed from the OASIS schema's "required" lists.
+SARIF_SUBSET = {
+    "type": "object",
+    "required": ["version", "runs"],
+    "properties": {
+        "version": {"const": "2.1.0"},
+        "$schema": {"type": "string"},
+        "runs": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["tool"],
+                "properties": {
+                    "tool": {
+                        "type": "object",
+                        "required": ["driver"],
+                        "properties": {
+                            "driver": {
+                                "type": "object",
+                                "required": ["name"],
+                                "properties": {
+                                    "name": {"type": "string"},
+                                    "version": {"type": "string"},
+                                    "rules": {
+                                        "type": "array",
+                                        "items": {
+                                            "type": "object",
+                                            "required": ["id"],
+                                            "properties": {
+                                                "id": {"type": "string"},
+                                                "shortDescription": {
+                                                    "type": "object",
+                                                    "required": ["text"],
+                                                },
+                                                "defaultConfiguration": {
+                                                    "type": "object",
+                                                    "properties": {
+                                                        "level": {
+                                                            "enum": ["none", "note", "warning", "error"]
+                                                        }
+                                                    },
+                                                },
+                                            },
+                                        },
+                                    },
+                                },
+                            }
+                        },
+                    },
+                    "results": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["message"],
+                            "properties": {
+                                "ruleId": {"type": "string"},
+                                "ruleIndex": {"type": "integer", "minimum": -1},
+                                "level": {"enum": ["none", "note", "warning", "error"]},
+                                "message": {
+                                    "type": "object",
+                                    "anyOf": [{"required": ["text"]}, {"required": ["id"]}],
+                                },
+                                "locations": {
+                                    "type": "array",
+                                    "items": {
+                                        "type": "object",
+                                        "properties": {
+                                            "physicalLocation": {
+                                                "type": "object",
+                                                "anyOf": [
+                                                    {"required": ["address"]},
+                                                    {"required": ["artifactLocation"]},
+                                                ],
+                                                "properties": {
+                                                    "artifactLocation": {
+                                                        "type": "object",
+                                                        "properties": {"uri": {"type": "string"}},
+                                                    },
+                                                    "region": {
+                                                        "type": "object",
+                                                        "properties": {
+                                                            "startLine": {"type": "integer", "minimum": 1},
+                                                            "startColumn": {"type": "integer", "minimum": 1},
+                                                            "endLine": {"type": "integer", "minimum": 1},
+                                                            "endColumn": {"type": "integer", "minimum": 1},
+                                                        },
+                                                    },
+                                                },
+                                            }
+                                        },
+                                    },
+                                },
+                            },
+                        },
+                    },
+                },
+            },
+        },
+    },
+}
+
+
+def memls(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memls", *args], cwd=cwd, capture_output=True, text=True, check=False
+    )
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    (tmp_path / "MEMORY.md").write_bytes(b"# Project Memory\n\nok\nbad \xff byte\n")
+    (tmp_path / "topic.md").write_text("# Topic\n\nSee [missing](/abs/x.md).\n")
+    return tmp_path
+
+
+def test_text_output_and_exit_code(root: Path) -> None:
+    proc = memls("check", "--select", "SZ", cwd=root)
+    assert proc.returncode == 1
+    assert re.search(r"^MEMORY\.md:4:5: SZ001 invalid UTF-8", proc.stdout, re.M)
+    assert "Found 1 problem (1 error)." in proc.stdout
+
+
+def test_exit_zero_and_ignore(root: Path) -> None:
+    assert memls("check", "--select", "SZ", "--exit-zero", cwd=root).returncode == 0
+    proc = memls("check", "--select", "SZ", "--ignore", "SZ001", cwd=root)
+    assert proc.returncode == 0
+    assert "All checks passed." in proc.stdout
+
+
+def test_json_output(root: Path) -> None:
+    proc = memls("check", "--select", "SZ", "--format", "json", cwd=root)
+    data = json.loads(proc.stdout)
+    assert data == [
+        {
+            "path": "MEMORY.md",
+            "line": 4,
+            "column": 5,
+            "end_line": 4,
+            "end_column": 6,
+            "code": "SZ001",
+            "severity": "error",
+            "message": "invalid UTF-8 in a memory file: save it as UTF-8 text without NUL bytes",
+            "fixable": False,
+        }
+    ]
+
+
+def test_sarif_output_is_valid(root: Path) -> None:
+    proc = memls("check", "--format", "sarif", "--root", str(root), cwd=root)
+    data = json.loads(proc.stdout)
+    jsonschema.validate(data, SARIF_SUBSET)
+    results = data["runs"][0]["results"]
+    assert any(r["ruleId"] == "SZ001" for r in results)
+    rules = data["runs"][0]["tool"]["driver"]["rules"]
+    for r in results:
+        assert rules[r["ruleIndex"]]["id"] == r["ruleId"]
+
+
+def test_paths_and_root_option(root: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    elsewhere = tmp_path_factory.mktemp("cwd")
+    proc = memls("check", "--select", "SZ", str(root / "topic.md"), cwd=elsewhere)
+    assert proc.returncode == 0, proc.stdout
+    proc = memls("check", "--select", "SZ", "--root", str(root), cwd=elsewhere)
+    assert proc.returncode == 1
+
+
+def test_bad_config_is_a_clear_error(root: Path) -> None:
+    (root / "memls.toml").write_text("stale_days = 'soon'\n")
+    proc = memls("check", cwd=root)
+    assert proc.returncode == 1
+    assert "bad value for 'stale_days'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_rules_and_version() -> None:
+    proc = memls("rules", "--format", "json", cwd=PROJECT)
+    codes = [r["code"] for r in json.loads(proc.stdout)]
+    assert codes == sorted(codes)
+    assert "SZ001" in codes
+    assert memls("--version", cwd=PROJECT).stdout.startswith("memls, version ")
+
+
+def test_every_command_has_help() -> None:
+    from click.testing import CliRunner
+
+    from memls.cli import main
+
+    runner = CliRunner()
+    ctx = main.make_context("memls", ["--help"], resilient_parsing=True)
+    for name in main.list_commands(ctx):
+        cmd = main.get_command(ctx, name)
+        if cmd is None:
+            continue
+        result = runner.invoke(main, [name, "--help"])
+        assert result.exit_code == 0, name
+        assert (cmd.help or "").strip(), f"{name} has no help text"
+        if isinstance(cmd, click.Group):
+            for sub in cmd.commands.values():
+                assert (sub.help or "").strip(), f"{name} {sub.name} has no help text"
+
+
+def test_readme_rule_table_matches_registry() -> None:
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("<!-- rules:start -->") + len("<!-- rules:start -->")
+    end = readme.index("<!-- rules:end -->")
+    assert readme[start:end].strip() == rules_markdown().strip(), (
+        "README rule table is stale: regenerate it with `memls rules --format markdown`"
+    )
