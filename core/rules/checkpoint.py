@@ -1,14 +1,467 @@
-"""(being written)"""
+"""CP: named checkpoint files (``checkpoint-{name}.md``), their header, sections and branch.
+
+The facts a checkpoint carries (branch, saved time, next action) are read by
+:func:`checkpoint_facts`, which the index rules share so both families agree on them.
+"""
 
 from __future__ import annotations
 
+import datetime as _dt
+import os
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 
-from memls.core.model import Diagnostic
+from memls.core.model import Diagnostic, Document, FileKind, Range, Section, Severity, TextEdit
 from memls.core.rules import Rule, RuleContext
+from memls.core.workspace import checkpoint_name
 
-RULES: tuple[Rule, ...] = ()
+SAVED_FORMAT = "%Y-%m-%d %H:%M"
+FUTURE_TOLERANCE = _dt.timedelta(minutes=5)
+"""CP004: clocks of two machines may disagree a little; beyond this a Saved time is wrong."""
+
+REQUIRED_SECTIONS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
+    # (title used in skeletons and messages, accepted titles, matched by prefix)
+    ("Next Action", ("Next Action", "Left Off"), True),
+    ("Done This Session", ("Done This Session",), False),
+    ("Failed Approaches", ("Failed Approaches",), False),
+    ("Modified Files", ("Modified Files",), False),
+)
+
+RULES = (
+    Rule(
+        "CP001",
+        "checkpoint-title",
+        Severity.WARNING,
+        "checkpoint title missing, or `{name}` differs from the file name",
+        fixable=True,
+    ),
+    Rule("CP002", "checkpoint-branch-missing", Severity.WARNING, "`Branch:` line missing", True),
+    Rule(
+        "CP003",
+        "checkpoint-saved-format",
+        Severity.WARNING,
+        "`Saved:` missing or not `YYYY-MM-DD HH:MM`",
+        fixable=True,
+    ),
+    Rule("CP004", "checkpoint-saved-future", Severity.WARNING, "`Saved:` time in the future"),
+    Rule(
+        "CP010",
+        "checkpoint-section-missing",
+        Severity.WARNING,
+        "required section missing (Next Action/Left Off, Done This Session, "
+        "Failed Approaches, Modified Files)",
+        fixable=True,
+    ),
+    Rule(
+        "CP011",
+        "checkpoint-section-empty",
+        Severity.WARNING,
+        'required section empty (Failed Approaches says "None" when there are none)',
+        fixable=True,
+    ),
+    Rule(
+        "CP020",
+        "checkpoint-branch-gone",
+        Severity.WARNING,
+        "stale branch: the checkpoint's branch no longer exists locally or on a remote",
+    ),
+    Rule(
+        "CP021",
+        "checkpoint-other-branch",
+        Severity.INFO,
+        "you are on another branch than the checkpoint's (with the `git checkout` to run)",
+    ),
+    Rule("CP022", "checkpoint-stale", Severity.WARNING, "checkpoint older than N days (14)"),
+    Rule("CP030", "checkpoint-plan-missing", Severity.WARNING, "`Plan:` file missing"),
+    Rule(
+        "CP031",
+        "checkpoint-plan-step",
+        Severity.WARNING,
+        '"step N of M" with N > M or malformed',
+        fixable=True,
+    ),
+    Rule(
+        "CP040",
+        "checkpoint-file-name",
+        Severity.WARNING,
+        "checkpoint file name not in sanitized form (lowercase, `/` → `-`, no leading `-`)",
+    ),
+)
+
+_STRICT_SAVED = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$")
+_LENIENT_FORMATS = (
+    "%Y-%m-%dT%H:%M:%S.%f",
+    "%Y-%m-%d %H:%M:%S.%f",
+    "%Y-%m-%dT%H:%M:%S",
+    "%Y-%m-%d %H:%M:%S",
+    "%Y-%m-%dT%H:%M",
+    "%Y-%m-%d %H:%M",
+    "%Y/%m/%d %H:%M:%S",
+    "%Y/%m/%d %H:%M",
+    "%Y-%m-%d, %H:%M",
+)
+_STEP_STRICT = re.compile(r"\(step (?P<n>\d+) of (?P<m>\d+)\)")
+_STEP_LOOSE = re.compile(r"\(?\s*step\s*(?P<n>\d+)\s*(?:of|/)\s*(?P<m>\d+)\s*\)?", re.IGNORECASE)
+_STEP_WORD = re.compile(r"\(?\s*step\b[^)]*\)?", re.IGNORECASE)
+
+
+def sanitized_name(name: str) -> str:
+    """The spec's name rule: lowercase, ``/`` (and ``\\``, whitespace) → ``-``, no leading ``-``."""
+    out = re.sub(r"[/\\\s]", "-", name.lower())
+    return out.lstrip("-")
+
+
+def parse_saved(value: str) -> _dt.datetime | None:
+    """A ``Saved:`` value in the exact ``YYYY-MM-DD HH:MM`` form, else ``None``."""
+    value = value.strip()
+    if not _STRICT_SAVED.match(value):
+        return None
+    try:
+        return _dt.datetime.strptime(value, SAVED_FORMAT)
+    except ValueError:
+        return None
+
+
+def parse_saved_lenient(value: str) -> _dt.datetime | None:
+    """A ``Saved:`` value in the exact form or another common, unambiguous local-time form."""
+    value = value.strip()
+    if len(value) > 40:
+        return None
+    for fmt in _LENIENT_FORMATS:
+        try:
+            return _dt.datetime.strptime(value, fmt).replace(microsecond=0)
+        except ValueError:
+            continue
+    return None
+
+
+@dataclass(frozen=True)
+class CheckpointFacts:
+    """What a checkpoint file says about itself (``None`` where it does not say)."""
+
+    name: str
+    branch: str | None
+    saved: _dt.datetime | None  # strict or normalisable Saved value
+    next_action: str | None  # the Next Action title, else its first body line
+
+
+def next_action_section(doc: Document) -> Section | None:
+    return doc.section("Next Action", "Left Off", prefix=True)
+
+
+def checkpoint_facts(doc: Document, name: str | None = None) -> CheckpointFacts:
+    """Branch, Saved and next action of a checkpoint document; never raises."""
+    name = name or checkpoint_name(doc.path) or doc.path.stem
+    branch_field = doc.field("Branch")
+    branch = branch_field.value.strip() if branch_field and branch_field.value.strip() else None
+    saved_field = doc.field("Saved")
+    saved = parse_saved_lenient(saved_field.value) if saved_field else None
+    summary: str | None = None
+    sec = next_action_section(doc)
+    if sec is not None:
+        title = sec.title
+        m = re.match(r"(?i)(?:next action|left off)\s*:?\s*(?P<rest>.*)$", title)
+        summary = m.group("rest").strip() if m else ""
+        if not summary:
+            summary = next(
+                (ln.strip().lstrip("-*+ ").strip() for ln in doc.body_lines(sec) if ln.strip()),
+                "",
+            )
+        summary = summary[:120] or None
+    return CheckpointFacts(name, branch, saved, summary)
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    yield from ()
+    doc = ctx.doc
+    if doc.kind is not FileKind.CHECKPOINT:
+        return
+    name = checkpoint_name(doc.path)
+    if name is None:
+        return
+    title = _title(doc)
+    anchor = title.title_range if title is not None else _line0(doc)
+    yield from _check_title(ctx, name, title)
+    yield from _check_branch(ctx, anchor, title)
+    yield from _check_saved(ctx, name, anchor)
+    yield from _check_sections(ctx, anchor)
+    yield from _check_plan(ctx)
+    clean = sanitized_name(name)
+    if clean != name or not clean:
+        target = f"checkpoint-{clean}.md" if clean else "checkpoint-<name>.md"
+        yield ctx.diag(
+            "CP040",
+            f"file name {doc.name} is not in sanitized form: rename it to {target} "
+            "(lowercase, `/` replaced by `-`, no leading `-`) so `continue {name}` finds it",
+            anchor,
+        )
+
+
+@dataclass(frozen=True)
+class _Title:
+    line: int
+    title: str
+    title_range: Range
+
+
+def _title(doc: Document) -> _Title | None:
+    """The first heading, when it is a level-1 heading."""
+    if not doc.headings or doc.headings[0].level != 1:
+        return None
+    h = doc.headings[0]
+    return _Title(h.line, h.title, h.title_range)
+
+
+def _line0(doc: Document) -> Range:
+    return Range.line(0, min(len(doc.line_text(0)), 1000))
+
+
+def _check_title(ctx: RuleContext, name: str, title: _Title | None) -> Iterator[Diagnostic]:
+    doc = ctx.doc
+    wanted = f"Checkpoint: {name}"
+    if title is None:
+        start = doc.frontmatter.end_line + 1 if doc.frontmatter else 0
+        start = min(start, len(doc.lines) - 1)
+        text = f"# {wanted}{doc.eol}" + (doc.eol if doc.text.strip() else "")
+        yield ctx.diag(
+            "CP001",
+            f"checkpoint has no `# {wanted}` title: add it as the first line",
+            _line0(doc),
+            ctx.fix(f"Insert title `# {wanted}`", TextEdit(Range.point(start, 0), text)),
+        )
+        return
+    if title.title == wanted:
+        return
+    m = re.match(r"(?i)checkpoint\s*:\s*(?P<name>.*)$", title.title)
+    if m and m.group("name").strip() and m.group("name").strip() != name:
+        what = f"title names checkpoint `{m.group('name').strip()}` but the file is {doc.name}"
+    else:
+        what = f"title `{title.title}` is not `{wanted}`"
+    yield ctx.diag(
+        "CP001",
+        f"{what}: retitle it `# {wanted}` (or rename the file)",
+        title.title_range,
+        ctx.fix(f"Retitle `# {wanted}`", TextEdit(title.title_range, wanted)),
+    )
+
+
+def _check_branch(ctx: RuleContext, anchor: Range, title: _Title | None) -> Iterator[Diagnostic]:
+    doc = ctx.doc
+    git = ctx.workspace.git
+    field = doc.field("Branch")
+    if field is None or not field.value.strip():
+        current = git.current_branch()
+        fix = None
+        if current is not None:
+            line = f"- **Branch:** `{current}`"
+            if field is not None:
+                fix = ctx.fix(f"Set Branch to `{current}`", TextEdit(field.range, line))
+            elif title is not None:
+                end = Range.point(title.line, len(doc.line_text(title.line)))
+                fix = ctx.fix(f"Insert Branch `{current}`", TextEdit(end, doc.eol * 2 + line))
+        where = field.range if field is not None else anchor
+        yield ctx.diag(
+            "CP002",
+            "checkpoint has no Branch line (- **Branch:** `name`): add the branch it was "
+            "saved on so resume can warn about switching",
+            where,
+            fix,
+        )
+        return
+    branch = field.value.strip()
+    branches = git.branches()
+    if branches is None:
+        return
+    if not branches.exists(branch):
+        yield ctx.diag(
+            "CP020",
+            f"branch `{branch}` exists neither locally nor on a remote (merged or deleted?): "
+            "finish or clear this checkpoint, or correct the Branch line",
+            field.value_range,
+        )
+        return
+    current = git.current_branch()
+    if current is not None and current != branch:
+        yield ctx.diag(
+            "CP021",
+            f"you're on `{current}` but this checkpoint was saved on `{branch}`: "
+            f"switch with `git checkout {branch}` before resuming",
+            field.value_range,
+        )
+
+
+def _check_saved(ctx: RuleContext, name: str, anchor: Range) -> Iterator[Diagnostic]:
+    field = ctx.doc.field("Saved")
+    if field is None:
+        yield ctx.diag(
+            "CP003",
+            "checkpoint has no `- **Saved:** YYYY-MM-DD HH:MM` line: add when it was saved",
+            anchor,
+        )
+        return
+    saved = parse_saved(field.value)
+    if saved is None:
+        lenient = parse_saved_lenient(field.value)
+        fix = None
+        if lenient is not None:
+            norm = lenient.strftime(SAVED_FORMAT)
+            fix = ctx.fix(f"Write Saved as `{norm}`", TextEdit(field.value_range, norm))
+        shown = field.raw_value if len(field.raw_value) <= 60 else field.raw_value[:57] + "..."
+        yield ctx.diag(
+            "CP003",
+            f"Saved `{shown}` is not in `YYYY-MM-DD HH:MM` form: write it like 2026-11-30 14:05",
+            field.value_range,
+            fix,
+        )
+        saved = lenient
+    if saved is None:
+        return
+    if saved > ctx.now + FUTURE_TOLERANCE:
+        yield ctx.diag(
+            "CP004",
+            f"Saved {saved:%Y-%m-%d %H:%M} is in the future (now {ctx.now:%Y-%m-%d %H:%M}): "
+            "correct the Saved time or the machine's clock",
+            field.value_range,
+        )
+        return
+    limit = ctx.config.stale_days
+    age = ctx.now - saved
+    if age > _dt.timedelta(days=limit):
+        yield ctx.diag(
+            "CP022",
+            f"checkpoint saved {age.days} days ago, over the {limit}-day limit: resume it "
+            f"(`continue {name}`) or clear it (`clear checkpoint {name}`)",
+            field.value_range,
+        )
+
+
+def _check_sections(ctx: RuleContext, anchor: Range) -> Iterator[Diagnostic]:
+    doc = ctx.doc
+    for label, titles, prefix in REQUIRED_SECTIONS:
+        sec = doc.section(*titles, prefix=prefix)
+        if sec is None:
+            yield ctx.diag(
+                "CP010",
+                f"checkpoint has no `## {label}` section: add it"
+                + (" with the concrete next step and file paths" if prefix else ""),
+                anchor,
+                ctx.fix(f"Add section `## {label}`", _append(doc, f"## {label}")),
+            )
+            continue
+        if not doc.is_blank_section(sec):
+            continue
+        if label == "Failed Approaches":
+            end = Range.point(sec.start_line, len(doc.line_text(sec.start_line)))
+            yield ctx.diag(
+                "CP011",
+                '`## Failed Approaches` is empty: list what failed and why, or write "- None"',
+                sec.heading.title_range,
+                ctx.fix("Write `- None`", TextEdit(end, doc.eol + "- None")),
+            )
+        else:
+            yield ctx.diag(
+                "CP011",
+                f"`## {sec.title}` is empty: fill it in so a resumed session knows "
+                + ("what to do next" if prefix else "what happened"),
+                sec.heading.title_range,
+            )
+
+
+def _append(doc: Document, block: str) -> TextEdit:
+    """An edit that appends ``block`` as its own paragraph at the end of the document."""
+    last = len(doc.lines) - 1
+    end = Range.point(last, len(doc.lines[last]))
+    eol = doc.eol
+    if not doc.text.strip():
+        return TextEdit(Range.of(0, 0, last, len(doc.lines[last])), block + eol)
+    if doc.lines[last]:
+        prefix = eol * 2
+    elif last >= 1 and doc.lines[last - 1].strip():
+        prefix = eol
+    else:
+        prefix = ""
+    return TextEdit(end, prefix + block + eol)
+
+
+def _check_plan(ctx: RuleContext) -> Iterator[Diagnostic]:
+    doc = ctx.doc
+    field = doc.field("Plan")
+    if field is None:
+        return
+    raw = field.raw_value
+    base = field.value_range.start
+    if raw.startswith("`") and raw.find("`", 1) > 0:
+        close = raw.find("`", 1)
+        path_text, p_start, rest_start = raw[1:close].strip(), 1, close + 1
+    else:
+        cut = re.search(r"\s+\(?\s*step\b", raw, re.IGNORECASE)
+        path_text = (raw[: cut.start()] if cut else raw).strip()
+        p_start, rest_start = 0, cut.start() if cut else len(raw)
+    if path_text and not _plan_exists(ctx, path_text):
+        rng = Range.of(
+            base.line,
+            base.character + p_start,
+            base.line,
+            base.character + p_start + len(path_text),
+        )
+        yield ctx.diag(
+            "CP030",
+            f"plan file `{path_text}` does not exist: correct the Plan path "
+            "or remove the Plan line",
+            rng,
+        )
+    rest = raw[rest_start:]
+    off = base.character + rest_start
+    strict = _STEP_STRICT.search(rest)
+    if strict is not None:
+        n, m = int(strict.group("n")), int(strict.group("m"))
+        if 1 <= n <= m:
+            return
+        yield ctx.diag(
+            "CP031",
+            f"plan step {n} of {m} is impossible: N must be between 1 and M; "
+            "re-read the plan and correct the step",
+            Range.of(base.line, off + strict.start(), base.line, off + strict.end()),
+        )
+        return
+    loose = _STEP_LOOSE.search(rest)
+    if loose is not None:
+        n, m = int(loose.group("n")), int(loose.group("m"))
+        rng = Range.of(base.line, off + loose.start(), base.line, off + loose.end())
+        if 1 <= n <= m:
+            canonical = f"(step {n} of {m})"
+            yield ctx.diag(
+                "CP031",
+                f"plan step `{loose.group(0).strip()}` is not in `(step N of M)` form: "
+                f"write `{canonical}`",
+                rng,
+                ctx.fix(f"Write `{canonical}`", TextEdit(rng, canonical)),
+            )
+        else:
+            yield ctx.diag(
+                "CP031",
+                f"plan step {n} of {m} is impossible: N must be between 1 and M; "
+                "re-read the plan and correct the step",
+                rng,
+            )
+        return
+    word = _STEP_WORD.search(rest)
+    if word is not None:
+        yield ctx.diag(
+            "CP031",
+            f"plan step `{word.group(0).strip()}` is malformed: write `(step N of M)` "
+            "with numbers from the plan",
+            Range.of(base.line, off + word.start(), base.line, off + word.end()),
+        )
+
+
+def _plan_exists(ctx: RuleContext, path_text: str) -> bool:
+    """A stat of the plan path (``~`` expanded; relative paths against the root and file)."""
+    try:
+        path = Path(os.path.expanduser(path_text))
+        if path.is_absolute():
+            return path.is_file()
+        return any((base / path).is_file() for base in (ctx.workspace.root, ctx.doc.path.parent))
+    except (OSError, ValueError):
+        return True  # an unreadable path is not evidence that the plan is gone

@@ -1,14 +1,518 @@
-"""(being written)"""
+"""IX: the MEMORY.md index — its heading, Active Checkpoints bullets, pointers and load limits.
+
+MEMORY.md is loaded at every session start, so it must stay a thin, correct index: one
+bullet per checkpoint file, pointers that lead somewhere, nothing volatile, nothing past
+the part Claude Code actually loads.
+"""
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 
-from memls.core.model import Diagnostic
+from memls.core.model import (
+    Diagnostic,
+    Document,
+    FileKind,
+    ListItem,
+    Range,
+    Section,
+    Severity,
+    TextEdit,
+)
 from memls.core.rules import Rule, RuleContext
+from memls.core.rules.checkpoint import CheckpointFacts, checkpoint_facts
 
-RULES: tuple[Rule, ...] = ()
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+RESUME_LINE = "Resume any: `continue` or `continue {name}`"
+DEFAULT_TITLE = "Project Memory"
+
+RULES = (
+    Rule(
+        "IX001",
+        "index-heading",
+        Severity.WARNING,
+        "MEMORY.md does not start with a `# ` heading",
+        fixable=True,
+    ),
+    Rule(
+        "IX002",
+        "index-orphan-bullet",
+        Severity.WARNING,
+        "Active Checkpoints bullet names a checkpoint whose file is missing (orphan)",
+        fixable=True,
+    ),
+    Rule(
+        "IX003",
+        "index-missing-bullet",
+        Severity.WARNING,
+        "a checkpoint file exists but has no bullet",
+        fixable=True,
+    ),
+    Rule(
+        "IX004",
+        "index-bullet-form",
+        Severity.WARNING,
+        "bullet not in the `- **name** (branch, Mon DD HH:MM) — summary` form",
+        fixable=True,
+    ),
+    Rule(
+        "IX005",
+        "index-bullet-stale",
+        Severity.WARNING,
+        "bullet's branch or date disagrees with its checkpoint file (stale index)",
+        fixable=True,
+    ),
+    Rule(
+        "IX006",
+        "index-layout",
+        Severity.WARNING,
+        "resume line missing or not right after the bullets; section not right after the "
+        "first heading",
+        fixable=True,
+    ),
+    Rule(
+        "IX007",
+        "index-volatile-section",
+        Severity.WARNING,
+        "legacy volatile section in MEMORY.md (fix: `memls index migrate`)",
+    ),
+    Rule(
+        "IX008",
+        "index-duplicate-bullet",
+        Severity.WARNING,
+        "duplicate bullets for one name",
+        fixable=True,
+    ),
+    Rule(
+        "IX009",
+        "index-broken-pointer",
+        Severity.ERROR,
+        "pointer/link to a memory file that does not exist",
+    ),
+    Rule(
+        "IX010",
+        "index-unreferenced-topic",
+        Severity.WARNING,
+        "topic file in the root that no pointer references",
+    ),
+    Rule(
+        "IX011",
+        "index-past-load-limit",
+        Severity.WARNING,
+        "content past line 200 or 25 KB: not loaded at session start",
+    ),
+)
+
+_BULLET_LOOSE = re.compile(
+    r"^\*\*(?P<name>[^*]+)\*\*\s*"
+    r"(?:\((?P<paren>[^()]*)\))?\s*"
+    r"(?:(?P<sep>—|–|--|-|:)\s*(?P<summary>.*))?$"
+)
+_BULLET_STRICT = re.compile(
+    r"^\*\*(?P<name>[^*\s][^*]*)\*\* \((?P<branch>[^,()\s][^,()]*), "
+    r"(?P<date>(?:" + "|".join(MONTHS) + r") \d{1,2} \d{2}:\d{2})\) — (?P<summary>\S.*)$"
+)
+_DATE = re.compile(r"^(?P<mon>[A-Za-z]{3})\s+(?P<day>\d{1,2})\s+(?P<h>\d{1,2}):(?P<m>\d{2})$")
+_VOLATILE = re.compile(
+    r"^(?:current state|next action\b.*|session checkpoint|session\b.*\bsummary)$", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class Bullet:
+    """An Active Checkpoints bullet, read leniently."""
+
+    item: ListItem
+    name: str
+    branch: str | None
+    date: tuple[int, int, int, int] | None  # month, day, hour, minute
+    date_text: str | None
+    summary: str | None
+    paren_range: Range | None  # the "(branch, date)" part
+    strict: bool
+
+
+def format_bullet_date(month: int, day: int, hour: int, minute: int) -> str:
+    """``Mon DD HH:MM`` with English month names, independent of the locale."""
+    return f"{MONTHS[month - 1]} {day:02d} {hour:02d}:{minute:02d}"
+
+
+def bullet_for(facts: CheckpointFacts) -> str | None:
+    """The canonical bullet for a checkpoint, or ``None`` when it lacks branch, date or summary."""
+    if facts.branch is None or facts.saved is None or not facts.next_action:
+        return None
+    s = facts.saved
+    date = format_bullet_date(s.month, s.day, s.hour, s.minute)
+    return f"- **{facts.name}** ({facts.branch}, {date}) — {facts.next_action}"
+
+
+def parse_bullet_date(text: str) -> tuple[int, int, int, int] | None:
+    m = _DATE.match(text.strip())
+    if m is None:
+        return None
+    mon = m.group("mon").capitalize()
+    if mon not in MONTHS:
+        return None
+    month, day, hour, minute = MONTHS.index(mon) + 1, int(m["day"]), int(m["h"]), int(m["m"])
+    if not (1 <= day <= 31 and hour <= 23 and minute <= 59):
+        return None
+    return month, day, hour, minute
+
+
+def read_bullet(item: ListItem) -> Bullet | None:
+    """A bullet starting with ``**name**``; ``None`` for other list items."""
+    text = item.text
+    m = _BULLET_LOOSE.match(text)
+    if m is None:
+        named = re.match(r"^\*\*(?P<name>[^*]+)\*\*", text)
+        if named is None:
+            return None
+        return Bullet(item, named["name"].strip(), None, None, None, None, None, False)
+    branch = date = date_text = None
+    paren_range = None
+    if m.group("paren") is not None:
+        parts = m.group("paren").rsplit(",", 1)
+        if len(parts) == 2:
+            branch = parts[0].strip() or None
+            date_text = parts[1].strip()
+            date = parse_bullet_date(date_text)
+        start = item.text_range.start.character
+        line = item.line
+        paren_range = Range.of(line, start + m.start("paren") - 1, line, start + m.end("paren") + 1)
+    summary = (m.group("summary") or "").strip() or None
+    return Bullet(
+        item,
+        m["name"].strip(),
+        branch,
+        date,
+        date_text,
+        summary,
+        paren_range,
+        _BULLET_STRICT.match(text) is not None and date is not None,
+    )
+
+
+def active_section(doc: Document) -> Section | None:
+    return doc.section("Active Checkpoints")
+
+
+def bullets(doc: Document, section: Section) -> list[Bullet]:
+    out = []
+    for item in doc.items_in(section):
+        if item.indent == 0 and item.marker in ("-", "*", "+"):
+            b = read_bullet(item)
+            if b is not None:
+                out.append(b)
+    return out
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    yield from ()
+    doc = ctx.doc
+    if doc.kind is FileKind.TOPIC:
+        yield from _check_unreferenced(ctx)
+        return
+    if doc.kind is not FileKind.INDEX:
+        return
+    first = _first_heading_problem(ctx)
+    if first is not None:
+        yield first
+    section = active_section(doc)
+    found = bullets(doc, section) if section is not None else []
+    yield from _check_bullets(ctx, found)
+    yield from _check_missing(ctx, section, found)
+    if section is not None:
+        yield from _check_layout(ctx, section, found)
+    for sec in doc.sections:
+        if sec.level == 2 and _VOLATILE.match(sec.title.strip()):
+            yield ctx.diag(
+                "IX007",
+                f"`## {sec.title}` is volatile session state, which belongs in a checkpoint, "
+                "not the index: run `memls index migrate` to move it into one",
+                sec.heading.title_range,
+            )
+    yield from _check_pointers(ctx)
+    limit = _check_limits(ctx)
+    if limit is not None:
+        yield limit
+
+
+def _first_heading_problem(ctx: RuleContext) -> Diagnostic | None:
+    doc = ctx.doc
+    start = doc.frontmatter.end_line + 1 if doc.frontmatter else 0
+    line = doc.line_text(start)
+    if line.startswith("# ") and doc.headings and doc.headings[0].line == start:
+        return None
+    rng = Range.line(start, min(len(line), 1000))
+    eol = doc.eol
+    msg = f"MEMORY.md does not start with a `# ` heading: add `# {DEFAULT_TITLE}` as line 1"
+    if re.match(r"^#[^#\s]", line):
+        edit = TextEdit(Range.point(start, 1), " ")
+        return ctx.diag(
+            "IX001",
+            "MEMORY.md's first line lacks the space after `#`, so it is no heading: "
+            "write `# ` at its start",
+            rng,
+            ctx.fix("Add the space after `#`", edit),
+        )
+    first = doc.headings[0] if doc.headings else None
+    if (
+        first is not None
+        and first.level == 1
+        and doc.line_text(first.line).startswith("# ")
+        and all(not ln.strip() for ln in doc.lines[start : first.line])
+    ):
+        edit = TextEdit(Range.of(start, 0, first.line, 0), "")
+        return ctx.diag(
+            "IX001",
+            "MEMORY.md starts with blank lines before its `# ` heading: remove them",
+            rng,
+            ctx.fix("Remove leading blank lines", edit),
+        )
+    text = f"# {DEFAULT_TITLE}{eol}" + (eol if doc.text.strip() else "")
+    edit = TextEdit(Range.point(start, 0), text)
+    return ctx.diag("IX001", msg, rng, ctx.fix(f"Insert `# {DEFAULT_TITLE}`", edit))
+
+
+def _delete_line(doc: Document, line: int) -> TextEdit:
+    if line + 1 < len(doc.lines):
+        return TextEdit(Range.of(line, 0, line + 1, 0), "")
+    prev = max(0, line - 1)
+    return TextEdit(Range.of(prev, len(doc.line_text(prev)), line, len(doc.line_text(line))), "")
+
+
+def _facts(ctx: RuleContext) -> dict[str, CheckpointFacts | None]:
+    """Facts of every checkpoint of the root (``None`` when the file cannot be read)."""
+    out: dict[str, CheckpointFacts | None] = {}
+    for name, path in ctx.workspace.checkpoints().items():
+        cdoc = ctx.workspace.document(path)
+        out[name] = checkpoint_facts(cdoc, name) if cdoc is not None else None
+    return out
+
+
+def _check_bullets(ctx: RuleContext, found: list[Bullet]) -> Iterator[Diagnostic]:
+    doc = ctx.doc
+    facts = _facts(ctx)
+    seen: set[str] = set()
+    for b in found:
+        item = b.item
+        name_range = _name_range(b)
+        if b.name in seen:
+            yield ctx.diag(
+                "IX008",
+                f"checkpoint `{b.name}` has more than one bullet: keep the first, delete this one",
+                name_range,
+                ctx.fix("Delete the duplicate bullet", _delete_line(doc, item.line)),
+            )
+            continue
+        seen.add(b.name)
+        if b.name not in facts:
+            yield ctx.diag(
+                "IX002",
+                f"bullet names checkpoint `{b.name}` but checkpoint-{b.name}.md does not exist: "
+                "delete the bullet (or restore the file)",
+                name_range,
+                ctx.fix("Delete the orphan bullet", _delete_line(doc, item.line)),
+            )
+            continue
+        fact = facts[b.name]
+        if not b.strict:
+            yield _form_problem(ctx, b, fact)
+        if fact is None or b.paren_range is None:
+            continue
+        saved = fact.saved
+        want = (saved.month, saved.day, saved.hour, saved.minute) if saved else None
+        stale_branch = fact.branch is not None and b.branch is not None and b.branch != fact.branch
+        stale_date = want is not None and b.date is not None and b.date != want
+        if not (stale_branch or stale_date):
+            continue
+        branch = fact.branch or b.branch
+        date = want or b.date
+        assert date is not None
+        paren = f"({branch}, {format_bullet_date(*date)})"
+        what = []
+        if stale_branch:
+            what.append(f"branch `{fact.branch}`")
+        if stale_date:
+            what.append(f"saved {format_bullet_date(*date)}")
+        yield ctx.diag(
+            "IX005",
+            f"bullet disagrees with checkpoint-{b.name}.md ({' and '.join(what)}): "
+            f"update it to `{paren}`",
+            b.paren_range,
+            ctx.fix(f"Rewrite as `{paren}`", TextEdit(b.paren_range, paren)),
+        )
+
+
+def _name_range(b: Bullet) -> Range:
+    start = b.item.text_range.start
+    return Range.of(start.line, start.character + 2, start.line, start.character + 2 + len(b.name))
+
+
+def _form_problem(ctx: RuleContext, b: Bullet, fact: CheckpointFacts | None) -> Diagnostic:
+    """IX004, with a fix when the parts can be read from the bullet or its checkpoint."""
+    branch = b.branch or (fact.branch if fact else None)
+    saved = fact.saved if fact else None
+    date = b.date or ((saved.month, saved.day, saved.hour, saved.minute) if saved else None)
+    summary = b.summary or (fact.next_action if fact else None)
+    fix = None
+    if branch and date is not None and summary:
+        canonical = f"**{b.name}** ({branch}, {format_bullet_date(*date)}) — {summary}"
+        if canonical != b.item.text:
+            fix = ctx.fix(
+                "Rewrite the bullet in canonical form", TextEdit(b.item.text_range, canonical)
+            )
+    return ctx.diag(
+        "IX004",
+        "bullet is not in the `- **name** (branch, Mon DD HH:MM) — summary` form: "
+        "rewrite it so resume and `memls` can read it",
+        b.item.text_range,
+        fix,
+    )
+
+
+def _check_missing(
+    ctx: RuleContext, section: Section | None, found: list[Bullet]
+) -> Iterator[Diagnostic]:
+    doc = ctx.doc
+    named = {b.name for b in found}
+    missing = [name for name in sorted(ctx.workspace.checkpoints()) if name not in named]
+    if not missing:
+        return
+    facts = _facts(ctx)
+    eol = doc.eol
+    for name in missing:
+        fact = facts.get(name)
+        bullet = bullet_for(fact) if fact is not None else None
+        fix = None
+        if section is not None:
+            rng = section.heading.title_range
+            if bullet is not None:
+                after = found[-1].item.line if found else section.start_line
+                at = Range.point(after, len(doc.line_text(after)))
+                fix = ctx.fix(f"Add the bullet for `{name}`", TextEdit(at, eol + bullet))
+        else:
+            rng = Range.point(0, 0)
+            h1 = doc.headings[0] if doc.headings and doc.headings[0].level == 1 else None
+            if bullet is not None and h1 is not None:
+                at = Range.point(h1.line, len(doc.line_text(h1.line)))
+                block = eol * 2 + "## Active Checkpoints" + eol + bullet + eol * 2 + RESUME_LINE
+                fix = ctx.fix(f"Add Active Checkpoints with `{name}`", TextEdit(at, block))
+        hint = (
+            "add its bullet to `## Active Checkpoints`"
+            if bullet is not None
+            else "give the checkpoint a Branch, Saved and Next Action, then add its bullet"
+        )
+        yield ctx.diag(
+            "IX003", f"checkpoint-{name}.md has no bullet in the index: {hint}", rng, fix
+        )
+
+
+def _check_layout(ctx: RuleContext, section: Section, found: list[Bullet]) -> Iterator[Diagnostic]:
+    doc = ctx.doc
+    eol = doc.eol
+    first = doc.headings[0] if doc.headings else None
+    if first is not None and first.level == 1:
+        following = next((h for h in doc.headings if h.line > first.line), None)
+        if following is not None and following.line != section.start_line:
+            yield ctx.diag(
+                "IX006",
+                "`## Active Checkpoints` is not the first section after the title: "
+                "move it directly under the `# ` heading so it loads first",
+                section.heading.title_range,
+            )
+    items = [i for i in doc.items_in(section) if i.indent == 0]
+    last = items[-1].line if items else section.start_line
+    resume = next(
+        (
+            ln
+            for ln in range(section.body_start, section.end_line)
+            if doc.lines[ln].lstrip().casefold().startswith("resume any:")
+        ),
+        None,
+    )
+    insert = TextEdit(Range.point(last, len(doc.line_text(last))), eol * 2 + RESUME_LINE)
+    if resume is None:
+        yield ctx.diag(
+            "IX006",
+            f"`## Active Checkpoints` has no resume line: add `{RESUME_LINE}` after the bullets",
+            section.heading.title_range,
+            ctx.fix("Add the resume line", insert),
+        )
+        return
+    if resume > last and all(not doc.lines[ln].strip() for ln in range(last + 1, resume)):
+        return
+    yield ctx.diag(
+        "IX006",
+        "the resume line is not right after the Active Checkpoints bullets: move it there",
+        Range.line(resume, min(len(doc.lines[resume]), 1000)),
+        ctx.fix("Move the resume line after the bullets", _delete_line(doc, resume), insert),
+    )
+
+
+def _check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
+    doc = ctx.doc
+    for link in doc.links:
+        target = link.target
+        if not target.endswith(".md") or any(c in target for c in "{}*<>?"):
+            continue
+        if target.startswith(("/", "~")) or ".." in target.split("/") or "\\" in target:
+            continue  # SZ005 reports non-canonical pointers
+        if ctx.workspace.resolve_pointer(doc, target) is None:
+            yield ctx.diag(
+                "IX009",
+                f"pointer to `{target}`, which does not exist: fix the path or remove the pointer",
+                link.target_range,
+            )
+
+
+def _check_unreferenced(ctx: RuleContext) -> Iterator[Diagnostic]:
+    ws = ctx.workspace
+    doc = ctx.doc
+    if ws.index() is None or doc.path.parent.name == "transcripts":
+        return
+    try:
+        resolved = doc.path.resolve()
+    except OSError:
+        return
+    if resolved in ws.pointer_targets():
+        return
+    rel = Path(os.path.relpath(doc.path, ws.index_path.parent)).as_posix()
+    yield ctx.diag(
+        "IX010",
+        f"no pointer in {ws.index_path.name} references {rel}: add one (e.g. `- [{doc.path.stem}]"
+        f"({rel})`) so the memory is found, or delete the file",
+        Range.line(0, min(len(doc.line_text(0)), 1000)),
+    )
+
+
+def _check_limits(ctx: RuleContext) -> Diagnostic | None:
+    doc = ctx.doc
+    max_lines = ctx.config.index_max_lines
+    max_bytes = ctx.config.index_max_bytes
+    eol_bytes = len(doc.eol)
+    used = 0
+    first_out: int | None = None
+    reason = ""
+    for ln, line in enumerate(doc.lines):
+        if ln >= max_lines:
+            first_out, reason = ln, f"line {max_lines}"
+            break
+        used += len(line.encode("utf-8", "replace")) + eol_bytes
+        if used > max_bytes:
+            first_out, reason = ln, f"{max_bytes:,} bytes"
+            break
+    if first_out is None:
+        return None
+    if not any(ln.strip() for ln in doc.lines[first_out:]):
+        return None
+    line = doc.lines[first_out]
+    return ctx.diag(
+        "IX011",
+        f"MEMORY.md content from line {first_out + 1} on is past {reason} and is not loaded "
+        "at session start: move detail into topic files and keep only pointers here",
+        Range.line(first_out, min(len(line), 1000)),
+    )
