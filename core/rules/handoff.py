@@ -1,14 +1,243 @@
-"""(being written)"""
+"""HO: ``.handoff.md`` must tell the next agent what matters, what was verified, and be current."""
 
 from __future__ import annotations
 
+import datetime as _dt
+import re
 from collections.abc import Iterator
+from pathlib import Path
 
-from memls.core.model import Diagnostic
+from memls.core.handoff import (
+    HANDOFF_SECTIONS,
+    canonical_section,
+    find_handoff_section,
+    find_recent_tail,
+    section_skeleton,
+)
+from memls.core.model import Diagnostic, Document, FileKind, Range, Section, Severity, TextEdit
 from memls.core.rules import Rule, RuleContext
+from memls.core.rules.log import Stamp, find_stamp, newest_entry
 
-RULES: tuple[Rule, ...] = ()
+RULES = (
+    Rule(
+        "HO001",
+        "handoff-section-missing",
+        Severity.WARNING,
+        "handoff section missing (Current State, Decisions, Open Work, Verified Commands, "
+        "Non-Claims, Drift / Risk Flags, Next Steps)",
+        fixable=True,
+    ),
+    Rule("HO002", "handoff-section-empty", Severity.WARNING, "handoff section empty"),
+    Rule(
+        "HO003",
+        "handoff-unrunnable-command",
+        Severity.WARNING,
+        "Verified Commands entry that is not a code span or block (cannot be re-run)",
+    ),
+    Rule(
+        "HO004",
+        "handoff-outdated",
+        Severity.WARNING,
+        "handoff older than the newest checkpoint or LOG entry",
+    ),
+)
+
+_CANONICAL_ORDER = [name for name, _ in HANDOFF_SECTIONS]
+_CODE_SPAN = re.compile(r"`[^`\n]*[^`\s][^`\n]*`")
+_NONE = re.compile(r"^(?:none|nothing|n/a)\b", re.IGNORECASE)
+_STAMP_FIELD = re.compile(
+    r"^\s*(?:[-*+]\s+)?(?:\*\*)?(?:saved|updated|written|date)(?:\*\*)?\s*:", re.IGNORECASE
+)
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    yield from ()
+    doc = ctx.doc
+    if doc.kind is not FileKind.HANDOFF:
+        return
+    found: dict[str, Section] = {}
+    for name in _CANONICAL_ORDER:
+        sec = find_handoff_section(doc, name)
+        if sec is not None:
+            found[name] = sec
+    anchor = _title_range(doc)
+    for name in _CANONICAL_ORDER:
+        if name not in found:
+            yield ctx.diag(
+                "HO001",
+                f"the handoff has no '{name}' section: add `## {name}` so the next agent "
+                f"knows {_why(name)}",
+                anchor,
+                ctx.fix(f"Add the '{name}' section", _insert_section(doc, name, found)),
+            )
+    for name, sec in found.items():
+        if _is_empty(doc, sec):
+            yield ctx.diag(
+                "HO002",
+                f"the handoff's '{sec.title}' section is empty: write {_why(name)} "
+                "(say 'None' explicitly when there is nothing)",
+                sec.heading.title_range,
+            )
+    verified = found.get("Verified Commands")
+    if verified is not None:
+        yield from _unrunnable(ctx, verified)
+    yield from _outdated(ctx)
+
+
+def _why(name: str) -> str:
+    return {
+        "Current State": "where things stand",
+        "Decisions": "which decisions are settled and why",
+        "Open Work": "what is unfinished or unresolved",
+        "Verified Commands": "which commands were run and passed",
+        "Non-Claims": "what has not been verified or tested",
+        "Drift / Risk Flags": "what has drifted or looks risky",
+        "Next Steps": "how to resume",
+    }.get(name, "this part of the state")
+
+
+def _title_range(doc: Document) -> Range:
+    for h in doc.headings:
+        if h.level == 1:
+            return h.title_range
+    return Range.point(0)
+
+
+def _is_empty(doc: Document, sec: Section) -> bool:
+    """Blank apart from comments and sub-headings that are themselves empty."""
+    for ln in range(sec.body_start, min(sec.end_line, len(doc.lines))):
+        text = doc.lines[ln].strip()
+        if not text or text.startswith("<!--"):
+            continue
+        if text.startswith("#") and not doc.in_fence(ln):
+            continue
+        return False
+    return True
+
+
+def _insert_section(doc: Document, name: str, found: dict[str, Section]) -> TextEdit:
+    """Insert before the next present section in canonical order, else before RECENT TAIL, else at the end."""
+    eol = doc.eol
+    skeleton = section_skeleton(name, eol)
+    later = _CANONICAL_ORDER[_CANONICAL_ORDER.index(name) + 1 :]
+    for other in later:
+        if other in found:
+            line = found[other].start_line
+            return TextEdit(Range.point(line), skeleton)
+    tail = find_recent_tail(doc)
+    if tail is not None:
+        return TextEdit(Range.point(tail.start_line), skeleton)
+    last = len(doc.lines) - 1
+    last_text = doc.lines[last] if doc.lines else ""
+    if last <= 0 and not last_text:
+        return TextEdit(Range.point(0), skeleton)
+    # Leave exactly one blank line before the new heading.
+    prev_blank = last < 1 or not doc.lines[last - 1].strip()
+    lead = eol + eol if last_text else ("" if prev_blank else eol)
+    return TextEdit(Range.point(last, len(last_text)), lead + skeleton.rstrip("\r\n") + eol)
+
+
+def _unrunnable(ctx: RuleContext, sec: Section) -> Iterator[Diagnostic]:
+    """HO003: top-level entries of Verified Commands must carry the command as code."""
+    doc = ctx.doc
+    items = doc.items_in(sec)
+    if not items:
+        return
+    top = min(i.indent for i in items)
+    entries = [i for i in items if i.indent == top]
+    for n, item in enumerate(entries):
+        text = item.text.strip()
+        if not text or _CODE_SPAN.search(text) or _NONE.match(text):
+            continue
+        upto = entries[n + 1].line if n + 1 < len(entries) else sec.end_line
+        if any(item.line < a < upto for a, _ in doc.fences):
+            continue  # the command follows in a code block
+        yield ctx.diag(
+            "HO003",
+            "this Verified Commands entry has no command in a code span or block, so the next "
+            "agent cannot re-run it: put the exact command in `backticks` (or a fenced block)",
+            item.text_range,
+        )
+
+
+def handoff_stamp(doc: Document) -> tuple[Stamp, Range] | None:
+    """The handoff's own date: a Saved/Updated field in the header, else a date in its title."""
+    limit = next((s.start_line for s in doc.sections if s.level >= 2), len(doc.lines))
+    for ln in range(min(limit, len(doc.lines))):
+        line = doc.lines[ln]
+        m = _STAMP_FIELD.match(line)
+        if m is None:
+            continue
+        found = find_stamp(line[m.end() :])
+        if found is not None:
+            stamp, a, b = found
+            return stamp, Range.of(ln, m.end() + a, ln, m.end() + b)
+    for h in doc.headings:
+        if h.level != 1:
+            continue
+        found = find_stamp(h.title)
+        if found is not None:
+            stamp, a, b = found
+            col = h.title_range.start.character
+            return stamp, Range.of(h.line, col + a, h.line, col + b)
+        break
+    return None
+
+
+def _mtime_stamp(path: Path) -> Stamp | None:
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        return None
+    return Stamp(_dt.datetime.fromtimestamp(mtime).replace(second=0, microsecond=0), True)
+
+
+def _outdated(ctx: RuleContext) -> Iterator[Diagnostic]:
+    """HO004: compare the handoff's date with every checkpoint's Saved and the newest LOG entry."""
+    doc = ctx.doc
+    own = handoff_stamp(doc)
+    if own is not None:
+        stamp, rng = own
+        source = "its date"
+    else:
+        mtime = _mtime_stamp(doc.path)
+        if mtime is None:
+            return
+        stamp, rng, source = mtime, _title_range(doc), "its file time"
+    newest: tuple[Stamp, str] | None = None
+    ws = ctx.workspace
+    for name, path in sorted(ws.checkpoints().items()):
+        cp = ws.document(path)
+        if cp is None:
+            continue
+        saved = cp.field("Saved")
+        found = find_stamp(saved.value) if saved is not None else None
+        if found is not None and (newest is None or newest[0].before(found[0])):
+            newest = (found[0], f"checkpoint '{name}' (Saved {_show(found[0])})")
+    for log in ws.documents(FileKind.LOG):
+        entry = newest_entry(log)
+        stamp_ = entry.stamp if entry is not None else None
+        if stamp_ is not None and (newest is None or newest[0].before(stamp_)):
+            rel = _rel(ws.root, log.path)
+            newest = (stamp_, f"the {rel} entry of {_show(stamp_)}")
+    if newest is None or not stamp.before(newest[0]):
+        return
+    yield ctx.diag(
+        "HO004",
+        f"this handoff ({source}: {_show(stamp)}) is older than {newest[1]}: rewrite or "
+        "refresh the handoff so the next agent does not resume from outdated state",
+        rng,
+    )
+
+
+def _show(stamp: Stamp) -> str:
+    return stamp.when.strftime("%Y-%m-%d %H:%M" if stamp.has_time else "%Y-%m-%d")
+
+
+def _rel(root: Path, path: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.name
+
+
+__all__ = ["RULES", "canonical_section", "check", "handoff_stamp"]

@@ -1,14 +1,303 @@
-"""(being written)"""
+"""MF: memory files carry their frontmatter, decay when not re-applied, and are not duplicated.
+
+MF003 has two sources of near-duplicates: the same content hash (here), and pairs that
+similarity providers report. A provider is any ``Callable[[Workspace], Iterable[(Path, Path,
+score)]]`` appended to :data:`SIMILARITY_PROVIDERS` (the recall helper registers one); pairs
+at or above ``Config.duplicate_threshold`` are reported. Providers run on every check of a
+topic file, so they must answer from their own cache and never block on embedding.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import datetime as _dt
+import hashlib
+import re
+import weakref
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from memls.core.model import Diagnostic
+from memls.core.model import Diagnostic, Document, FileKind, Range, Severity, TextEdit
+from memls.core.parse import kind_for
 from memls.core.rules import Rule, RuleContext
+from memls.core.workspace import Layout, Workspace
 
-RULES: tuple[Rule, ...] = ()
+RULES = (
+    Rule(
+        "MF001",
+        "memory-frontmatter",
+        Severity.WARNING,
+        "memory file frontmatter missing or lacking a required key (orchestrator layout)",
+        fixable=True,
+    ),
+    Rule(
+        "MF002",
+        "memory-decayed",
+        Severity.INFO,
+        "memory decayed: `last_applied + half_life_days` is past (and not `evergreen`)",
+    ),
+    Rule(
+        "MF003",
+        "memory-duplicate",
+        Severity.WARNING,
+        "near-duplicate memory files (same content hash, or recall similarity ≥ threshold)",
+    ),
+)
+
+REQUIRED_KEYS = ("name", "description", "type")
+MEMORY_TYPES = ("user", "feedback", "project", "reference")
+
+SimilarityProvider = Callable[[Workspace], Iterable[tuple[Path, Path, float]]]
+SIMILARITY_PROVIDERS: list[SimilarityProvider] = []
+"""Sources of (file, file, similarity) pairs for MF003 beyond identical content."""
+
+_WS = re.compile(r"\s+")
+_TRUE = {"true", "yes", "1", "on"}
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    yield from ()
+    doc = ctx.doc
+    if doc.kind is not FileKind.TOPIC:
+        return
+    ws = ctx.workspace
+    if ws.layout is Layout.ORCHESTRATOR and doc.path.parent == ws.root / "memory":
+        yield from _frontmatter(ctx)
+    yield from _decay(ctx)
+    yield from _duplicates(ctx)
+
+
+# -- MF001 -------------------------------------------------------------------
+
+
+def _frontmatter(ctx: RuleContext) -> Iterator[Diagnostic]:
+    doc = ctx.doc
+    eol = doc.eol
+    fm = doc.frontmatter
+    if fm is None:
+        values = _derived_values(doc)
+        body = "".join(_key_line(k, values[k]) + eol for k in REQUIRED_KEYS)
+        yield ctx.diag(
+            "MF001",
+            "this memory file has no YAML frontmatter: start it with `---`, "
+            "name, description and type, and `---`",
+            Range.line(0, len(doc.line_text(0))),
+            ctx.fix(
+                "Add a frontmatter skeleton", TextEdit(Range.point(0), f"---{eol}{body}---{eol}")
+            ),
+        )
+        return
+    opening = Range.line(fm.start_line, len(doc.line_text(fm.start_line)))
+    if not fm.terminated:
+        yield ctx.diag(
+            "MF001",
+            "this memory file's frontmatter is not closed: end it with a `---` line",
+            opening,
+        )
+        return
+    values = _derived_values(doc)
+    for key in REQUIRED_KEYS:
+        entry = fm.get(key)
+        if entry is None:
+            line = _key_line(key, values[key])
+            yield ctx.diag(
+                "MF001",
+                f"the frontmatter lacks the required key '{key}': add `{key}:` with "
+                f"{_explain(key)}",
+                opening,
+                ctx.fix(
+                    f"Add '{key}' to the frontmatter",
+                    TextEdit(Range.point(fm.end_line), line + eol),
+                ),
+            )
+        elif not (entry.value if isinstance(entry.value, str) else "".join(entry.value)).strip():
+            yield ctx.diag(
+                "MF001",
+                f"the frontmatter key '{key}' is empty: fill in {_explain(key)}",
+                entry.range,
+            )
+
+
+def _key_line(key: str, value: str) -> str:
+    return f"{key}: {value}" if value else f"{key}:"
+
+
+def _explain(key: str) -> str:
+    return {
+        "name": "the memory's short name",
+        "description": "one line on what this memory is for (recall matches on it)",
+        "type": "the memory type (" + ", ".join(MEMORY_TYPES) + ")",
+    }[key]
+
+
+def _derived_values(doc: Document) -> dict[str, str]:
+    """What a fix can safely fill in: name from the file, description from the title, type from the prefix."""
+    stem = doc.path.stem
+    description = ""
+    for h in doc.headings:
+        if h.level == 1 and h.title:
+            description = h.title
+            break
+    prefix = stem.split("-", 1)[0].split("_", 1)[0].casefold()
+    kind = prefix if prefix in MEMORY_TYPES else ""
+    return {"name": stem, "description": _yaml_scalar(description), "type": kind}
+
+
+def _yaml_scalar(text: str) -> str:
+    """Quote a value when YAML would otherwise misread it."""
+    text = text.strip()
+    if not text:
+        return ""
+    if re.search(r"[:#\[\]{},&*!|>'\"%@`]", text) or text[0] in "-?":
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return text
+
+
+# -- MF002 -------------------------------------------------------------------
+
+
+def _decay(ctx: RuleContext) -> Iterator[Diagnostic]:
+    fm = ctx.doc.frontmatter
+    if fm is None:
+        return
+    evergreen = fm.get("evergreen")
+    if evergreen is not None and str(evergreen.value).strip().casefold() in _TRUE:
+        return
+    half = fm.get("half_life_days")
+    if half is None or not isinstance(half.value, str):
+        return
+    try:
+        days = float(half.value.strip())
+    except ValueError:
+        return
+    if not days > 0 or days > 36_500:
+        return
+    anchor = fm.get("last_applied")
+    what = "last applied"
+    if anchor is None:
+        anchor, what = fm.get("created"), "created (never applied since)"
+    if anchor is None or not isinstance(anchor.value, str):
+        return
+    when = _parse_day(anchor.value)
+    if when is None:
+        return
+    due = when + _dt.timedelta(days=days)
+    if due >= ctx.now:
+        return
+    yield ctx.diag(
+        "MF002",
+        f"this memory decayed on {due:%Y-%m-%d}: {what} {when:%Y-%m-%d} with a half-life of "
+        f"{half.value.strip()} days — re-check it, then update `last_applied`, mark it "
+        "`evergreen: true`, or retire it",
+        anchor.range,
+    )
+
+
+def _parse_day(value: str) -> _dt.datetime | None:
+    value = value.strip()
+    for fmt, size in (("%Y-%m-%d %H:%M", 16), ("%Y-%m-%dT%H:%M", 16), ("%Y-%m-%d", 10)):
+        try:
+            return _dt.datetime.strptime(value[:size], fmt)
+        except ValueError:
+            continue
+    return None
+
+
+# -- MF003 -------------------------------------------------------------------
+
+
+def content_hash(doc: Document) -> str | None:
+    """sha256 of the body (frontmatter excluded) with whitespace runs collapsed; None when blank."""
+    cached = doc.extra.get("memls.mf.hash", False)
+    if cached is not False:
+        return cached if isinstance(cached, str) else None
+    start = doc.frontmatter.end_line + 1 if doc.frontmatter is not None else 0
+    body = _WS.sub(" ", "\n".join(doc.lines[start:])).strip()
+    digest = hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest() if body else None
+    doc.extra["memls.mf.hash"] = digest
+    return digest
+
+
+@dataclass
+class _HashIndex:
+    """Topic files by content hash, rebuilt when the workspace's file list object changes."""
+
+    token: object = None
+    by_hash: dict[str, list[Path]] = field(default_factory=dict)
+
+
+_INDEXES: weakref.WeakKeyDictionary[Workspace, _HashIndex] = weakref.WeakKeyDictionary()
+
+
+def _hash_index(ws: Workspace) -> _HashIndex:
+    paths = ws.paths()
+    # Workspace drops its path list on every change, so its identity is a cheap generation
+    # token; fall back to the paths themselves if that attribute ever goes away.
+    token: object = getattr(ws, "_paths", None) or tuple(paths)
+    index = _INDEXES.get(ws)
+    if index is not None and index.token is token:
+        return index
+    by_hash: dict[str, list[Path]] = {}
+    for path in paths:
+        if kind_for(path) is not FileKind.TOPIC:
+            continue
+        doc = ws.document(path)
+        digest = content_hash(doc) if doc is not None else None
+        if digest is not None:
+            by_hash.setdefault(digest, []).append(path)
+    index = _HashIndex(token, by_hash)
+    _INDEXES[ws] = index
+    return index
+
+
+def _duplicates(ctx: RuleContext) -> Iterator[Diagnostic]:
+    doc, ws = ctx.doc, ctx.workspace
+    first_line = Range.line(0, len(doc.line_text(0)))
+    digest = content_hash(doc)
+    reported: set[Path] = set()
+    if digest is not None:
+        for other in _hash_index(ws).by_hash.get(digest, []):
+            if other == doc.path or other in reported:
+                continue
+            reported.add(other)
+            yield ctx.diag(
+                "MF003",
+                f"same content as {_rel(ws.root, other)} (whitespace aside): keep one file, "
+                "merge anything unique into it, and point the index at the survivor",
+                first_line,
+            )
+    threshold = ctx.config.duplicate_threshold
+    for provider in list(SIMILARITY_PROVIDERS):
+        try:
+            pairs = list(provider(ws))
+        except Exception:  # a provider must never break checking
+            continue
+        for a, b, score in pairs:
+            if score < threshold:
+                continue
+            partner = b if a == doc.path else a if b == doc.path else None
+            if partner is None or partner == doc.path or partner in reported:
+                continue
+            reported.add(partner)
+            yield ctx.diag(
+                "MF003",
+                f"near-duplicate of {_rel(ws.root, partner)} (similarity {score:.2f} ≥ "
+                f"{threshold:.2f}): merge the two memories into one file",
+                first_line,
+            )
+
+
+def _rel(root: Path, path: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.name
+
+
+__all__ = [
+    "REQUIRED_KEYS",
+    "RULES",
+    "SIMILARITY_PROVIDERS",
+    "SimilarityProvider",
+    "check",
+    "content_hash",
+]
