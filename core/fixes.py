@@ -71,7 +71,7 @@ def fix_text(workspace: Workspace, path: Path, now: _dt.datetime | None = None) 
         return "", 0
     text = doc.text
     applied = 0
-    had_overlay = path in workspace._overlays
+    had_overlay = workspace.has_overlay(path)
     try:
         for _ in range(_MAX_PASSES):
             current = workspace.document(path)

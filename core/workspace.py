@@ -9,14 +9,17 @@ from __future__ import annotations
 import enum
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from memls.core.config import Config, load_config
 from memls.core.gitfacade import Git
 from memls.core.model import Document, FileKind
 from memls.core.parse import kind_for, parse_bytes, parse_text
+
+T = TypeVar("T")
 
 ROOT_MARKERS = ("MEMORY.md", "LOG.md")
 _SKIP_DIRS = {".git", ".memls", "node_modules", ".venv", "__pycache__"}
@@ -170,6 +173,9 @@ class Workspace:
         self._docs: dict[Path, Document] = {}
         self._overlays: dict[Path, str] = {}
         self._paths: list[Path] | None = None
+        self._memo: dict[str, object] = {}
+        self.generation = 0
+        """Bumped on every change; cross-file facts memoised with :meth:`memo` follow it."""
 
     # -- files -------------------------------------------------------------
     def paths(self) -> list[Path]:
@@ -215,6 +221,9 @@ class Workspace:
         return path if path.is_absolute() else (self.root / path)
 
     # -- updates (one file at a time) --------------------------------------
+    def has_overlay(self, path: Path) -> bool:
+        return self._norm(path) in self._overlays
+
     def set_text(self, path: Path, text: str | None) -> set[Path]:
         """Set an editor buffer's text (``None``: closed, fall back to disk). Returns affected paths."""
         path = self._norm(path)
@@ -225,17 +234,38 @@ class Workspace:
         return self.invalidate(path)
 
     def invalidate(self, path: Path) -> set[Path]:
-        """Forget what is cached for ``path`` (changed, created or deleted on disk)."""
+        """Forget what is cached for ``path`` (changed, created or deleted on disk).
+
+        The file list is rescanned only when the file set may have changed, so an edit
+        of one buffer costs one parse, not a directory scan.
+        """
         path = self._norm(path)
         self._docs.pop(path, None)
-        self._paths = None
+        self.generation += 1
+        self._memo.clear()
+        if self._paths is not None:
+            listed = path in self._paths
+            present = path in self._overlays or path.is_file()
+            if listed != present:
+                self._paths = None
         return self.affected_by(path)
 
     def refresh(self) -> None:
+        """Forget everything (e.g. after many files changed at once)."""
         self._docs.clear()
         self._paths = None
+        self._memo.clear()
+        self.generation += 1
         self.layout = detect_layout(self.root)
         self.git.invalidate()
+
+    def memo(self, key: str, compute: Callable[[], T]) -> T:
+        """A cross-file fact computed once per workspace generation (e.g. a hash index)."""
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[return-value]
+        value = compute()
+        self._memo[key] = value
+        return value
 
     def affected_by(self, path: Path) -> set[Path]:
         """Documents whose diagnostics may change when ``path`` changes."""
