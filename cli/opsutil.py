@@ -1,0 +1,55 @@
+"""What the operation commands share: the git to ask, and turning results and refusals into output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from memls.core.fsutil import UnsafePathError
+from memls.core.gitfacade import Git
+from memls.core.ops import ConflictError, OpError, OpResult
+
+EXIT_REFUSED = 2
+EXIT_CONFLICT = 3
+
+
+def git_for(root: Path) -> Git:
+    """The repository the work happens in: the current directory's, else the root's.
+
+    Claude Code's memory directory lives outside the project, so the branch and status
+    come from where the command runs.
+    """
+    here = Git(Path.cwd())
+    return here if here.is_repo else Git(root)
+
+
+def run_op(call: Callable[[], OpResult], as_json: bool) -> None:
+    """Run an operation; print its message (or JSON); refusals exit 2, conflicts 3."""
+    try:
+        result = call()
+    except ConflictError as exc:
+        _fail(str(exc), EXIT_CONFLICT, as_json, {"current_sha": exc.current_sha})
+    except (UnsafePathError, OpError) as exc:
+        _fail(str(exc), EXIT_REFUSED, as_json, {})
+    if as_json:
+        payload = {
+            "message": result.message,
+            "changed": result.changed,
+            "paths": [str(p) for p in result.paths],
+            **result.data,
+        }
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
+    else:
+        click.echo(result.message)
+
+
+def _fail(message: str, code: int, as_json: bool, extra: dict[str, object]) -> None:
+    if as_json:
+        click.echo(json.dumps({"error": message, "exit_code": code, **extra}, ensure_ascii=False))
+    else:
+        click.echo(f"Error: {message}", err=True)
+    sys.exit(code)

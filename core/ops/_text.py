@@ -1,0 +1,113 @@
+"""Line-level editing that leaves every untouched byte of a file as it was.
+
+Operations replace whole line ranges (a section) and keep the rest of the text verbatim,
+including its line endings: text is split on ``\\n`` only, so a ``\\r`` stays with its line,
+and inserted lines take the file's dominant line ending.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from pathlib import Path
+
+from memls.core.fsutil import UnsafePathError, inside
+from memls.core.model import Document
+from memls.core.parse import parse_text
+from memls.core.workspace import index_path
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def saved_stamp(now: dt.datetime) -> str:
+    """``YYYY-MM-DD HH:MM`` — the checkpoint's Saved, the log's and the bundle's dates."""
+    return now.strftime("%Y-%m-%d %H:%M")
+
+
+def bullet_stamp(now: dt.datetime) -> str:
+    """``Mon DD HH:MM`` in English whatever the locale, as the index bullet wants."""
+    return f"{_MONTHS[now.month - 1]} {now.day:02d} {now.hour:02d}:{now.minute:02d}"
+
+
+def parse_saved(value: str) -> dt.datetime | None:
+    try:
+        return dt.datetime.strptime(value.strip(), "%Y-%m-%d %H:%M")
+    except ValueError:
+        return None
+
+
+def now_minute(now: dt.datetime | None) -> dt.datetime:
+    """The clock at minute resolution (what every stamp records), naive local time."""
+    current = now if now is not None else dt.datetime.now()
+    return current.replace(second=0, microsecond=0)
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class Lines:
+    """A text as raw lines (split on ``\\n``) that can be edited by line ranges."""
+
+    def __init__(self, text: str) -> None:
+        self.raw = text.split("\n")
+        self.eol_cr = "\r\n" in text
+
+    def doc(self, path: Path) -> Document:
+        return parse_text(self.text(), path)
+
+    def text(self) -> str:
+        return "\n".join(self.raw)
+
+    def replace(self, start: int, end: int, new: list[str]) -> None:
+        """Replace raw lines ``[start, end)`` with ``new`` (given without line endings)."""
+        cr = "\r" if self.eol_cr else ""
+        self.raw[start:end] = [line + cr for line in new]
+
+    def plain(self, line: int) -> str:
+        raw = self.raw[line]
+        return raw[:-1] if raw.endswith("\r") else raw
+
+
+def read_text(path: Path) -> str | None:
+    """The file's text (lenient UTF-8), or None when it does not exist."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError as exc:
+        raise UnsafePathError(f"{path} is a directory, not a file") from exc
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def encode(text: str) -> bytes:
+    """Inverse of :func:`read_text`: undecodable bytes round-trip unchanged."""
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+def checked_file(root: Path, path: Path, what: str) -> Path:
+    """Refuse a memory file that is a symlink (memls writes files, never through links)."""
+    if path.is_symlink():
+        where = "outside" if not inside(root, path) else "inside"
+        raise UnsafePathError(
+            f"{what} {path} is a symlink to {path.resolve()} ({where} the memory root); "
+            "memls does not write through links — replace it with a regular file"
+        )
+    if not inside(root, path.parent):
+        raise UnsafePathError(f"{what} {path} is outside the memory root {root}")
+    return path
+
+
+def memory_index(root: Path) -> Path:
+    """The root's MEMORY.md, refused when it is a symlink."""
+    return checked_file(root, index_path(root), "MEMORY.md")
+
+
+def strip_blank_edges(lines: list[str]) -> list[str]:
+    start = 0
+    end = len(lines)
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return lines[start:end]

@@ -1,0 +1,668 @@
+"""Named checkpoints: save, resume, clear and list — the seed's procedure, step by step.
+
+A save writes ``checkpoint-{name}.md`` (keeping the user's text of sections not given
+anew), then rewrites only ``## Active Checkpoints`` in MEMORY.md. Both happen under the
+root lock, so concurrent saves serialise and never lose a bullet; both writes are atomic,
+so a crash leaves each file old or new. The checkpoint is written first: a crash between
+the two writes leaves a checkpoint without a bullet (IX003), never a bullet without a file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memls.core.config import Config, load_config
+from memls.core.fsutil import (
+    TEMP_PREFIX,
+    UnsafePathError,
+    atomic_delete,
+    atomic_write,
+    root_lock,
+    safe_join,
+)
+from memls.core.gitfacade import Git
+from memls.core.model import Document, Section
+from memls.core.ops import ConflictError, OpError, OpResult
+from memls.core.ops._text import (
+    Lines,
+    bullet_stamp,
+    encode,
+    memory_index,
+    now_minute,
+    parse_saved,
+    read_text,
+    saved_stamp,
+    sha256_bytes,
+    strip_blank_edges,
+)
+from memls.core.ops.index import (
+    bullet_line,
+    bullets,
+    legacy_sections,
+    remove_sections,
+    set_bullet,
+)
+from memls.core.parse import parse_text
+from memls.core.workspace import CHECKPOINT_RE
+
+NO_BRANCH = "no-branch"
+MAX_NAME = 100
+STATUS_LINES = 10
+_FORBIDDEN = set("*`\\")
+_STEP = re.compile(r"^\s*(\d+)\s*(?:/|of)\s*(\d+)\s*$")
+_TEMP_MAX_AGE = 600.0
+
+NEXT_TITLES = ("Next Action", "Left Off")
+DONE = "Done This Session"
+FAILED = "Failed Approaches"
+MODIFIED = "Modified Files"
+
+
+# -- step 1: the name --------------------------------------------------------
+def sanitize_name(name: str) -> str:
+    """The seed's sanitising (lowercase, ``/`` → ``-``, no leading ``-``), refusing escapes.
+
+    Names that look like paths out of the root — absolute, with a ``..`` segment, a
+    backslash, control characters or NUL — are refused rather than silently rewritten.
+    Whitespace becomes ``-`` so the result is one file-name word.
+    """
+    if any(ord(ch) < 32 or ch == "\x7f" for ch in name):
+        raise UnsafePathError(f"checkpoint name {name!r} contains a control character or NUL")
+    raw = name.strip()
+    if not raw:
+        raise UnsafePathError("checkpoint name is empty")
+    if raw.startswith(("/", "~")) or re.match(r"^[A-Za-z]:", raw):
+        raise UnsafePathError(
+            f"checkpoint name {name!r} is an absolute path; give a plain name like 'feature-x'"
+        )
+    if "\\" in raw:
+        raise UnsafePathError(f"checkpoint name {name!r} contains a backslash separator")
+    if ".." in raw.split("/"):
+        raise UnsafePathError(f"checkpoint name {name!r} contains '..' and would leave the root")
+    bad = sorted(set(raw) & _FORBIDDEN)
+    if bad:
+        raise UnsafePathError(
+            f"checkpoint name {name!r} contains {' '.join(bad)}, which breaks the index bullet"
+        )
+    out = re.sub(r"\s+", "-", raw.lower().replace("/", "-")).lstrip("-")
+    if not out or set(out) <= {".", "-"}:
+        raise UnsafePathError(f"checkpoint name {name!r} is empty after sanitising")
+    if len(out) > MAX_NAME:
+        raise UnsafePathError(f"checkpoint name is longer than {MAX_NAME} characters")
+    return out
+
+
+def default_name(git: Git) -> str | None:
+    """The sanitised current branch, the name a save uses when none is given."""
+    branch = git.current_branch()
+    return sanitize_name(branch) if branch else None
+
+
+def checkpoint_path(root: Path, name: str) -> Path:
+    path = safe_join(root, f"checkpoint-{name}.md", "checkpoint file")
+    if path.is_symlink():
+        raise UnsafePathError(
+            f"{path.name} is a symlink; memls does not write through links — "
+            "replace it with a regular file"
+        )
+    return path
+
+
+# -- the checkpoint file -----------------------------------------------------
+@dataclass
+class _Parts:
+    """An existing checkpoint taken apart into what a save keeps or replaces."""
+
+    plan_line: str | None = None
+    preamble: list[str] = field(default_factory=list)  # user lines before the first section
+    sections: list[tuple[str, list[str]]] = field(default_factory=list)  # (heading line, body)
+
+    def find(self, *titles: str) -> int | None:
+        for i, (heading, _) in enumerate(self.sections):
+            title = heading.lstrip("#").strip().casefold()
+            if any(title == t.casefold() or title.startswith(t.casefold() + ":") for t in titles):
+                return i
+        return None
+
+
+def _split(doc: Document) -> _Parts:
+    parts = _Parts()
+    first = next((s.start_line for s in doc.sections if s.level >= 2), len(doc.lines))
+    title_line = next((h.line for h in doc.headings if h.level == 1), -1)
+    for ln in range(title_line + 1, first):
+        f = next((f for f in doc.fields if f.line == ln), None)
+        name = f.name.casefold() if f is not None else None
+        if name == "plan":
+            parts.plan_line = doc.lines[ln]
+        elif name not in _HEADER:
+            parts.preamble.append(doc.lines[ln])
+    parts.preamble = strip_blank_edges(parts.preamble)
+    for sec in doc.sections:
+        if sec.level != 2:
+            continue
+        parts.sections.append((doc.lines[sec.start_line], strip_blank_edges(doc.body_lines(sec))))
+    return parts
+
+
+_HEADER = {"branch", "saved", "plan"}
+
+
+def _plan_line(plan: str, step: str | None) -> str:
+    if step is None:
+        return f"- **Plan:** `{plan}`"
+    m = _STEP.match(step)
+    if m is None:
+        raise OpError(f"--step {step!r} is not N/M (for example 2/5)")
+    return f"- **Plan:** `{plan}` (step {m.group(1)} of {m.group(2)})"
+
+
+def _modified(status: list[str]) -> list[str]:
+    out = []
+    for line in status[:STATUS_LINES]:
+        code, path = line[:2].strip() or "?", line[3:].strip()
+        out.append(f"- {path} ({code})")
+    return out
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    name: str
+    branch: str
+    stamp: str
+    next_action: str | None
+    done: Sequence[str]
+    failed: Sequence[str]
+    plan_line: str | None
+    modified: list[str] | None  # None: not a git repository, keep what is there
+
+
+def _render(inputs: _Inputs, old: _Parts | None, migrated: list[tuple[str, list[str]]]) -> str:
+    parts = old or _Parts()
+    sections = list(parts.sections)
+    taken: set[int] = set()
+
+    def existing(*titles: str) -> tuple[str, list[str]] | None:
+        i = parts.find(*titles)
+        if i is None:
+            return None
+        taken.add(i)
+        return sections[i]
+
+    # Next Action: given, else kept, else taken from a legacy "## Next Action", else a prompt.
+    kept_next = existing(*NEXT_TITLES)
+    used_legacy = False
+    legacy_next = next((m for m in migrated if _is_next(m[0])), None)
+    if inputs.next_action is not None:
+        title, _, rest_text = inputs.next_action.strip().partition("\n")
+        body_lines = strip_blank_edges(rest_text.splitlines()) or _next_body(inputs)
+        next_section = (f"## Next Action: {' '.join(title.split())}", body_lines)
+    elif kept_next is not None:
+        next_section = kept_next
+    elif legacy_next is not None:
+        used_legacy = True
+        legacy_body = legacy_next[1]
+        first = next((ln for ln in legacy_body if ln.strip()), "")
+        title = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", first).strip() or f"Continue {inputs.name}"
+        next_section = (f"## Next Action: {title[:120]}", legacy_body)
+    else:
+        next_section = (f"## Next Action: Continue {inputs.name}", _next_body(inputs))
+    migrated = [m for m in migrated if not (used_legacy and m is legacy_next)]
+
+    def listed(title: str, given: Sequence[str], empty: str) -> tuple[str, list[str]]:
+        kept = existing(title)
+        if given:
+            return (f"## {title}", [f"- {' '.join(item.split())}" for item in given])
+        return kept if kept is not None else (f"## {title}", [empty])
+
+    done = listed(DONE, inputs.done, "- None recorded")
+    failed = listed(FAILED, inputs.failed, "- None")
+    kept_modified = existing(MODIFIED)
+    if inputs.modified is not None:
+        modified = (f"## {MODIFIED}", inputs.modified or ["- None"])
+    else:
+        modified = kept_modified if kept_modified is not None else (f"## {MODIFIED}", ["- None"])
+    rest = [s for i, s in enumerate(sections) if i not in taken]
+    # Skip what an earlier save moved already (it crashed before writing the index).
+    rest += [m for m in migrated if m not in rest]
+
+    plan_line = inputs.plan_line if inputs.plan_line is not None else parts.plan_line
+    out = [
+        f"# Checkpoint: {inputs.name}",
+        "",
+        f"- **Branch:** `{inputs.branch}`",
+        f"- **Saved:** {inputs.stamp}",
+    ]
+    if plan_line:
+        out.append(plan_line)
+    if parts.preamble:
+        out += ["", *parts.preamble]
+    for heading, lines in [next_section, done, failed, modified, *rest]:
+        out += ["", heading, *lines]
+    return "\n".join(out) + "\n"
+
+
+def _is_next(heading: str) -> bool:
+    title = heading.lstrip("#").strip().casefold()
+    return title == "next action" or title.startswith("next action:")
+
+
+def _next_body(inputs: _Inputs) -> list[str]:
+    files = [m[2:].rsplit(" (", 1)[0] for m in (inputs.modified or [])[:3]]
+    if files:
+        return ["Files: " + ", ".join(f"`{f}`" for f in files)]
+    return ["- (author: 1-3 lines on what to do next, with file paths)"]
+
+
+# -- save --------------------------------------------------------------------
+def save_checkpoint(
+    root: Path,
+    name: str | None = None,
+    *,
+    next_action: str | None = None,
+    summary: str | None = None,
+    done: Sequence[str] = (),
+    failed: Sequence[str] = (),
+    plan: str | None = None,
+    step: str | None = None,
+    expect_sha: str | None = None,
+    now: dt.datetime | None = None,
+    git: Git | None = None,
+) -> OpResult:
+    """Save a named checkpoint and index it (the seed's save procedure, steps 1-7)."""
+    root = root.resolve()
+    git = git if git is not None else Git(root)
+    if name is None:
+        name = default_name(git)
+        if name is None:
+            raise OpError("No checkpoint name given and no git branch to derive one from.")
+    else:
+        name = sanitize_name(name)
+    if step is not None and plan is None:
+        raise OpError("--step needs --plan (the plan file the step belongs to)")
+    plan_line = _plan_line(plan, step) if plan is not None else None
+    path = checkpoint_path(root, name)
+    index = memory_index(root)
+    when = now_minute(now)
+    branch = git.current_branch() or NO_BRANCH
+    status = git.status_short(STATUS_LINES) if git.is_repo else None
+    inputs = _Inputs(
+        name=name,
+        branch=branch,
+        stamp=saved_stamp(when),
+        next_action=next_action,
+        done=[d for d in done if d.strip()],
+        failed=[f for f in failed if f.strip()],
+        plan_line=plan_line,
+        modified=_modified(status) if status is not None else None,
+    )
+    with root_lock(root):
+        _sweep_temp(root)
+        old_bytes = path.read_bytes() if path.exists() else None
+        if expect_sha is not None:
+            current = sha256_bytes(old_bytes) if old_bytes is not None else "absent"
+            if expect_sha != current:
+                raise ConflictError(
+                    f"{path.name} changed since you read it: its sha256 is now {current} "
+                    f"(you expected {expect_sha}). Re-read it and save again.",
+                    current,
+                )
+        index_text = read_text(index)
+        migrated: list[tuple[str, list[str]]] = []
+        if index_text is not None:
+            index_doc = Lines(index_text).doc(index)
+            legacy = legacy_sections(index_doc)
+            migrated = [_section_parts(index_doc, s) for s in legacy]
+            if legacy:
+                index_text = remove_sections(index_text, index, legacy)
+        old = _split(parse_text(old_bytes.decode("utf-8", "replace"), path)) if old_bytes else None
+        content = _render(inputs, old, migrated)
+        cp_changed = atomic_write(path, content, root=root)
+        doc = parse_text(content, path)
+        next_title = _next_title(doc) or f"Continue {name}"
+        bullet_summary = summary
+        if bullet_summary is None and next_action is None and index_text is not None:
+            prior = next(
+                (b for b in bullets(parse_text(index_text, index)) if b.name == name), None
+            )
+            bullet_summary = prior.summary if prior is not None else None
+        bullet = bullet_line(name, branch, bullet_stamp(when), bullet_summary or next_title)
+        new_index = set_bullet(index_text, index, name, bullet)
+        idx_changed = atomic_write(index, encode(new_index), root=root)
+    changed = cp_changed or idx_changed
+    has_plan = _field(doc, "plan") is not None
+    next_step = _next_step(name, doc, next_title, has_plan, inputs)
+    head = f'Checkpoint "{name}" {"saved" if changed else "unchanged"} -> {path.name}'
+    lines = [head]
+    if migrated:
+        titles = ", ".join(h.lstrip("#").strip() for h, _ in migrated)
+        lines.append(f"Migrated from MEMORY.md into {path.name}: {titles}")
+    lines += ["", next_step]
+    return OpResult(
+        "\n".join(lines),
+        changed=changed,
+        paths=tuple(p for p, c in ((path, cp_changed), (index, idx_changed)) if c),
+        data={
+            "name": name,
+            "checkpoint": str(path),
+            "checkpoint_changed": cp_changed,
+            "index_changed": idx_changed,
+            "migrated": [h.lstrip("#").strip() for h, _ in migrated],
+            "next_step": next_step,
+            "sha": sha256_bytes(content.encode("utf-8")),
+        },
+    )
+
+
+def _section_parts(doc: Document, section: Section) -> tuple[str, list[str]]:
+    return doc.lines[section.start_line], strip_blank_edges(doc.body_lines(section))
+
+
+def _next_step(name: str, doc: Document, next_title: str, has_plan: bool, inputs: _Inputs) -> str:
+    """The seed's smart output: /clear when a plan tracks progress, else /compact."""
+    if has_plan:
+        return f"/clear then: continue {name}\nNext: {next_title}"
+    focus = [f"focus on: {next_title}"]
+    failed = _items(doc, FAILED)
+    if failed:
+        focus.append("failed approaches: " + "; ".join(failed[:3]))
+    files = [m[2:].rsplit(" (", 1)[0] for m in (inputs.modified or [])[:3]]
+    if files:
+        focus.append("files: " + ", ".join(files))
+    return "/compact " + "; ".join(focus)
+
+
+def _sweep_temp(root: Path) -> None:
+    """Remove temp files that a killed writer left behind (old enough to be nobody's)."""
+    cutoff = time.time() - _TEMP_MAX_AGE
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith(TEMP_PREFIX) and entry.is_file(follow_symlinks=False):
+            try:
+                if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                    os.unlink(entry.path)
+            except OSError:
+                continue
+
+
+# -- reading checkpoints -----------------------------------------------------
+def _field(doc: Document, name: str) -> str | None:
+    f = doc.field(name)
+    return f.value if f is not None else None
+
+
+def _next_section(doc: Document) -> Section | None:
+    return doc.section(*NEXT_TITLES, prefix=True)
+
+
+def _next_title(doc: Document) -> str | None:
+    sec = _next_section(doc)
+    if sec is None:
+        return None
+    _, _, title = sec.title.partition(":")
+    return title.strip() or None
+
+
+def _items(doc: Document, title: str) -> list[str]:
+    sec = doc.section(title)
+    if sec is None:
+        return []
+    out = []
+    for item in doc.items_in(sec):
+        text = item.text.strip()
+        if item.indent == 0 and text and not re.match(r"(?i)none\b", text):
+            out.append(text)
+    return out
+
+
+@dataclass(frozen=True)
+class CheckpointInfo:
+    name: str
+    path: Path
+    branch: str | None
+    saved: dt.datetime | None
+    age_days: float | None
+    stale: bool  # older than stale_days, or its branch is gone
+    branch_mismatch: bool  # the current branch is another one
+    next_action: str | None
+    summary: str | None  # from the index bullet
+
+
+def _checkpoint_files(root: Path) -> dict[str, Path]:
+    out: dict[str, Path] = {}
+    try:
+        entries = sorted(os.scandir(root), key=lambda e: e.name)
+    except OSError:
+        return out
+    for entry in entries:
+        m = CHECKPOINT_RE.match(entry.name)
+        if m and entry.is_file(follow_symlinks=False):
+            out[m.group("name")] = Path(entry.path)
+    return out
+
+
+def _index_bullets(root: Path) -> dict[str, str | None]:
+    index = memory_index(root)
+    text = read_text(index)
+    if text is None:
+        return {}
+    return {b.name: b.summary for b in bullets(parse_text(text, index))}
+
+
+def list_checkpoints(
+    root: Path,
+    *,
+    now: dt.datetime | None = None,
+    git: Git | None = None,
+    config: Config | None = None,
+) -> list[CheckpointInfo]:
+    """Every checkpoint of the root, newest first."""
+    root = root.resolve()
+    git = git if git is not None else Git(root)
+    config = config if config is not None else load_config(root)
+    current_time = now if now is not None else dt.datetime.now()
+    current = git.current_branch()
+    branches = git.branches()
+    summaries = _index_bullets(root)
+    infos = []
+    for name, path in _checkpoint_files(root).items():
+        doc = parse_text(path.read_bytes().decode("utf-8", "replace"), path)
+        branch = _field(doc, "branch")
+        saved_value = _field(doc, "saved")
+        saved = parse_saved(saved_value) if saved_value else None
+        age = (current_time - saved).total_seconds() / 86400 if saved else None
+        gone = (
+            branches is not None
+            and branch is not None
+            and branch != NO_BRANCH
+            and not branches.exists(branch)
+        )
+        infos.append(
+            CheckpointInfo(
+                name=name,
+                path=path,
+                branch=branch,
+                saved=saved,
+                age_days=age,
+                stale=gone or (age is not None and age > config.stale_days),
+                branch_mismatch=bool(current and branch and branch not in (NO_BRANCH, current)),
+                next_action=_next_title(doc),
+                summary=summaries.get(name),
+            )
+        )
+    infos.sort(key=lambda i: (i.saved or dt.datetime.min, i.name), reverse=True)
+    return infos
+
+
+# -- resume ------------------------------------------------------------------
+def resume_checkpoint(
+    root: Path,
+    name: str | None = None,
+    *,
+    consume: bool = False,
+    git: Git | None = None,
+) -> OpResult:
+    """Pick and present a checkpoint (the seed's resume procedure)."""
+    root = root.resolve()
+    git = git if git is not None else Git(root)
+    files = _checkpoint_files(root)
+    orphans = _remove_orphans(root, set(files))
+    notes = [f'Removed the orphaned index bullet for "{o}" (its file is missing).' for o in orphans]
+    if name is not None:
+        name = sanitize_name(name)
+    if name is None and len(files) == 1:
+        name = next(iter(files))
+    if name is None or name not in files:
+        infos = list_checkpoints(root, git=git)
+        if not infos:
+            status = "none"
+            lines = [f'Checkpoint "{name}" not found.'] if name is not None else []
+            lines.append("No checkpoints found.")
+        else:
+            status = "missing" if name is not None else "many"
+            head = (
+                f'Checkpoint "{name}" not found. Available checkpoints:'
+                if name is not None
+                else "Several checkpoints — pick one with `continue {name}`:"
+            )
+            lines = [head]
+            for info in infos:
+                saved = saved_stamp(info.saved) if info.saved else "unknown time"
+                lines.append(f"- {info.name} ({info.branch or 'no branch'}, saved {saved})")
+        return OpResult(
+            "\n".join(notes + lines),
+            changed=bool(orphans),
+            data={
+                "status": status,
+                "name": name,
+                "checkpoints": [i.name for i in infos],
+                "warnings": notes,
+                "orphans_removed": orphans,
+            },
+        )
+    path = files[name]
+    doc = parse_text(path.read_bytes().decode("utf-8", "replace"), path)
+    branch = _field(doc, "branch")
+    saved_text = _field(doc, "saved")
+    current = git.current_branch()
+    warnings = list(notes)
+    lines = [f'Resuming checkpoint "{name}" (branch `{branch or "?"}`, saved {saved_text or "?"})']
+    if current and branch and branch not in (current, NO_BRANCH):
+        warning = (
+            f"Warning: You're on `{current}` but checkpoint was saved on `{branch}`. "
+            f"Switch with: git checkout {branch}"
+        )
+        warnings.append(warning)
+        lines.append(warning)
+    plan = doc.field("plan")
+    if plan is not None:
+        m = re.search(r"`([^`]+)`", plan.raw_value)
+        plan_path = Path(os.path.expanduser(m.group(1) if m else plan.value.split(" (")[0]))
+        lines.append(f"Plan: {plan.raw_value}")
+        if not plan_path.is_absolute():
+            plan_path = root / plan_path
+        if not plan_path.is_file():
+            warning = f"Plan file {plan_path} is missing."
+            warnings.append(warning)
+            lines.append(warning)
+    done = _items(doc, DONE)
+    if done:
+        lines.append("Done last session:")
+        lines += [f"- {d}" for d in done]
+    failed = _items(doc, FAILED)
+    lines += [f"⚠ Previously failed: {f}" for f in failed]
+    sec = _next_section(doc)
+    if sec is not None:
+        lines.append(f"Next Action: {_next_title(doc) or ''}".rstrip())
+        lines += strip_blank_edges(doc.body_lines(sec))
+    changed = bool(orphans)
+    if consume:
+        cleared = clear_checkpoint(root, name)
+        lines.append(cleared.message)
+        changed = True
+    return OpResult(
+        "\n".join(notes + lines),
+        changed=changed,
+        paths=(path,),
+        data={
+            "status": "one",
+            "name": name,
+            "checkpoints": sorted(files),
+            "warnings": warnings,
+            "failed": failed,
+            "next_action": _next_title(doc),
+            "branch": branch,
+            "consumed": consume,
+            "orphans_removed": orphans,
+        },
+    )
+
+
+def _remove_orphans(root: Path, present: set[str]) -> list[str]:
+    """Drop index bullets whose checkpoint file is gone; returns their names."""
+    index = memory_index(root)
+    if not index.exists():
+        return []
+    with root_lock(root):
+        text = read_text(index)
+        if text is None:
+            return []
+        names = [b.name for b in bullets(parse_text(text, index))]
+        orphans = [n for n in dict.fromkeys(names) if n not in present]
+        for orphan in orphans:
+            text = set_bullet(text, index, orphan, None)
+        if orphans:
+            atomic_write(index, encode(text), root=root)
+    return orphans
+
+
+# -- clear -------------------------------------------------------------------
+def clear_checkpoint(root: Path, name: str | None, *, all: bool = False) -> OpResult:
+    """Delete checkpoint files and their bullets (the seed's cleanup procedure)."""
+    root = root.resolve()
+    if not all and name is None:
+        raise OpError("Name the checkpoint to clear, or clear --all.")
+    index = memory_index(root)
+    with root_lock(root):
+        files = _checkpoint_files(root)
+        text = read_text(index)
+        indexed = [b.name for b in bullets(parse_text(text, index))] if text is not None else []
+        if all:
+            names = sorted(set(files) | set(indexed))
+        else:
+            assert name is not None
+            names = [sanitize_name(name)]
+        removed_files = []
+        for n in names:
+            path = files.get(n)
+            if path is not None and atomic_delete(path, root=root):
+                removed_files.append(path)
+        new_text = text
+        for n in names:
+            if new_text is not None:
+                new_text = set_bullet(new_text, index, n, None)
+        idx_changed = (
+            new_text is not None
+            and new_text != text
+            and atomic_write(index, encode(new_text), root=root)
+        )
+    cleared = [n for n in names if n in files or n in indexed]
+    if not cleared:
+        what = "No checkpoints to clear." if all else f'No checkpoint "{names[0]}" to clear.'
+        return OpResult(what, changed=False, data={"cleared": []})
+    if all:
+        message = f"Cleared {len(cleared)} checkpoint{'s' if len(cleared) != 1 else ''}: " + (
+            ", ".join(cleared)
+        )
+    else:
+        message = f'Cleared checkpoint "{cleared[0]}"'
+    paths = tuple(removed_files) + ((index,) if idx_changed else ())
+    return OpResult(message, changed=True, paths=paths, data={"cleared": cleared})
