@@ -103,8 +103,10 @@ _LENIENT_FORMATS = (
     "%Y-%m-%d, %H:%M",
 )
 _STEP_STRICT = re.compile(r"\(step (?P<n>\d+) of (?P<m>\d+)\)")
-_STEP_LOOSE = re.compile(r"\(?\s*step\s*(?P<n>\d+)\s*(?:of|/)\s*(?P<m>\d+)\s*\)?", re.IGNORECASE)
-_STEP_WORD = re.compile(r"\(?\s*step\b[^)]*\)?", re.IGNORECASE)
+_STEP_LOOSE = re.compile(
+    r"(?:\(\s*)?step\s*(?P<n>\d+)\s*(?:of|/)\s*(?P<m>\d+)\s*\)?", re.IGNORECASE
+)
+_STEP_WORD = re.compile(r"(?:\(\s*)?step\b[^)]*\)?", re.IGNORECASE)
 
 
 def sanitized_name(name: str) -> str:

@@ -134,6 +134,7 @@ class Bullet:
     summary: str | None
     paren_range: Range | None  # the "(branch, date)" part
     strict: bool
+    readable: bool  # the lenient pattern matched, so a rewrite keeps every part
 
 
 def format_bullet_date(month: int, day: int, hour: int, minute: int) -> str:
@@ -171,7 +172,7 @@ def read_bullet(item: ListItem) -> Bullet | None:
         named = re.match(r"^\*\*(?P<name>[^*]+)\*\*", text)
         if named is None:
             return None
-        return Bullet(item, named["name"].strip(), None, None, None, None, None, False)
+        return Bullet(item, named["name"].strip(), None, None, None, None, None, False, False)
     branch = date = date_text = None
     paren_range = None
     if m.group("paren") is not None:
@@ -193,6 +194,7 @@ def read_bullet(item: ListItem) -> Bullet | None:
         summary,
         paren_range,
         _BULLET_STRICT.match(text) is not None and date is not None,
+        m.group("paren") is None or (branch is not None and date is not None),
     )
 
 
@@ -359,7 +361,7 @@ def _form_problem(ctx: RuleContext, b: Bullet, fact: CheckpointFacts | None) -> 
     date = b.date or ((saved.month, saved.day, saved.hour, saved.minute) if saved else None)
     summary = b.summary or (fact.next_action if fact else None)
     fix = None
-    if branch and date is not None and summary:
+    if b.readable and branch and date is not None and summary:
         canonical = f"**{b.name}** ({branch}, {format_bullet_date(*date)}) — {summary}"
         if canonical != b.item.text:
             fix = ctx.fix(
