@@ -124,7 +124,8 @@ def _completeness(ctx: RuleContext, bundle: Bundle) -> Iterator[Diagnostic]:
         if still_open:
             yield ctx.diag(
                 "BN002",
-                f"the LOG step is ticked while {' and '.join(still_open)} is still open: a LOG "
+                f"the LOG step is ticked while {' and '.join(still_open)} "
+                f"{'are' if len(still_open) > 1 else 'is'} still open: a LOG "
                 "entry does not complete a checkpoint — finish the transcript archive/backfill "
                 "and recall verification",
                 log.range,

@@ -108,7 +108,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         if entry.stamp is None:
             yield ctx.diag(
                 "LG002",
-                f"LOG entry '{entry.title}' has no date: start the heading with "
+                f"LOG entry '{entry.title}' has no valid date: start the heading with "
                 "`YYYY-MM-DD HH:MM — title` so the history can be ordered",
                 entry.range,
             )
