@@ -13,7 +13,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from memls.core.model import Diagnostic, Document, FileKind, Range, Section, Severity, TextEdit
+from memls.core.model import (
+    Diagnostic,
+    Document,
+    Field,
+    FileKind,
+    Range,
+    Section,
+    Severity,
+    TextEdit,
+)
 from memls.core.rules import Rule, RuleContext
 from memls.core.workspace import checkpoint_name
 
@@ -260,8 +269,13 @@ def _check_branch(ctx: RuleContext, anchor: Range, title: _Title | None) -> Iter
             if field is not None:
                 fix = ctx.fix(f"Set Branch to `{current}`", TextEdit(field.range, line))
             elif title is not None:
-                end = Range.point(title.line, len(doc.line_text(title.line)))
-                fix = ctx.fix(f"Insert Branch `{current}`", TextEdit(end, doc.eol * 2 + line))
+                header = [f for f in _header_fields(doc) if f.line > title.line]
+                if header:  # keep the header block together: Branch goes first
+                    edit = TextEdit(Range.point(header[0].line, 0), line + doc.eol)
+                else:
+                    end = Range.point(title.line, len(doc.line_text(title.line)))
+                    edit = TextEdit(end, doc.eol * 2 + line)
+                fix = ctx.fix(f"Insert Branch `{current}`", edit)
         where = field.range if field is not None else anchor
         yield ctx.diag(
             "CP002",
@@ -291,6 +305,11 @@ def _check_branch(ctx: RuleContext, anchor: Range, title: _Title | None) -> Iter
             f"switch with `git checkout {branch}` before resuming",
             field.value_range,
         )
+
+
+def _header_fields(doc: Document) -> list[Field]:
+    limit = next((s.start_line for s in doc.sections if s.level >= 2), len(doc.lines))
+    return [f for f in doc.fields if f.line < limit and f.range.start.character == 0]
 
 
 def _check_saved(ctx: RuleContext, name: str, anchor: Range) -> Iterator[Diagnostic]:
