@@ -78,8 +78,8 @@ def _frontmatter(ctx: RuleContext) -> Iterator[Diagnostic]:
         body = "".join(_key_line(k, values[k]) + eol for k in REQUIRED_KEYS)
         yield ctx.diag(
             "MF001",
-            "this memory file has no YAML frontmatter: start it with `---`, "
-            "name, description and type, and `---`",
+            "this memory file has no YAML frontmatter: add a `---` block with name, "
+            "description and type at the top (recall and decay read it)",
             Range.line(0, len(doc.line_text(0))),
             ctx.fix(
                 "Add a frontmatter skeleton", TextEdit(Range.point(0), f"---{eol}{body}---{eol}")
