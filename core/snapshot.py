@@ -392,14 +392,14 @@ def save_snapshot(
             ref=full_ref,
             commit=current,
         )
-    expected = _expand(root, expect.strip()) if expect is not None else None
-    conflict = _check_expected(full_ref, current, expected, initial)
-    if conflict is not None:
-        return conflict
     try:
         raw_items = _read_items(root, paths)
     except SnapshotError as exc:
         return SnapshotResult("invalid", f"invalid: {exc}", ref=full_ref, previous=current)
+    expected = _expand(root, expect.strip()) if expect is not None else None
+    conflict = _check_expected(full_ref, current, expected, initial)
+    if conflict is not None:
+        return conflict
     fmt = _object_format(root)
     items = tuple(
         Item(rel, hashlib.sha256(data).hexdigest(), len(data), _blob_id(data, fmt))
