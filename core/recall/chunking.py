@@ -1,0 +1,298 @@
+"""Split memory files and transcripts into recall chunks with stable ids.
+
+Markdown is cut on ``## `` sections (a ``### `` stays inside its ``## `` parent); the text
+before the first ``## `` is its own chunk when it says more than the title. Every chunk of a
+file carries a short *header* (title, frontmatter description and tags) that is prefixed to
+the text that gets embedded, so a section read out of context still says what it is about.
+LOG.md is cut per entry: an undated ``## `` heading (``## Checkpoint Bundle``) stays with the
+dated entry above it. Transcripts become one chunk per user+assistant turn.
+
+Ids are ``<relative path>#<anchor>``: the heading slug (``-2``, ``-3`` … for repeated
+headings) or ``turn-<n>``; a chunk cut for size adds ``.2``, ``.3`` … to its anchor. Ids do
+not depend on line numbers, so editing one section leaves the others' ids and hashes alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memls.core.model import Document, FileKind
+from memls.core.parse import parse_text
+
+MAX_CHUNK_CHARS = 3000
+"""Longest chunk text; longer sections and turns are cut at line boundaries into parts."""
+MAX_HEADER_CHARS = 300
+"""Longest file header prefixed to embedded text."""
+
+KINDS = ("topic", "checkpoint", "handoff", "log", "transcript")
+"""The chunk kinds recall indexes (the ``--kind`` filter values)."""
+
+_DATE_RE = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[ T](\d{1,2}:\d{2}(?::\d{2})?))?")
+_SLUG_DROP = re.compile(r"[^\w\s-]")
+_SLUG_SPACE = re.compile(r"[\s_-]+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One searchable unit: a section, a LOG entry or a transcript turn."""
+
+    id: str
+    kind: str
+    path: str  # POSIX, relative to the root
+    start_line: int  # 1-based
+    end_line: int  # 1-based, inclusive
+    heading: str | None
+    text: str
+    header: str
+    timestamp: str | None = None
+    session_id: str | None = None
+    branch: str | None = None
+
+    @property
+    def embed_text(self) -> str:
+        """What the embedding model sees: the file header, then the chunk text."""
+        return f"{self.header}\n\n{self.text}" if self.header else self.text
+
+    @property
+    def content_hash(self) -> str:
+        """Hash of the embedded text: equal hashes never need embedding again."""
+        return hashlib.sha256(self.embed_text.encode("utf-8")).hexdigest()[:32]
+
+
+def slugify(text: str) -> str:
+    """A GitHub-style heading anchor (lowercase, punctuation dropped, spaces to ``-``)."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = _SLUG_DROP.sub("", text)
+    slug = _SLUG_SPACE.sub("-", text).strip("-")
+    return slug or "section"
+
+
+def normalize_timestamp(value: str | None) -> str | None:
+    """``YYYY-MM-DDTHH:MM:SS`` (UTC when the input has a zone), so strings sort by time."""
+    if not value:
+        return None
+    text = value.strip()
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        match = _DATE_RE.search(text)
+        if not match:
+            return None
+        day, clock = match.group(1), match.group(2) or "00:00"
+        try:
+            parsed = datetime.fromisoformat(f"{day}T{clock}")
+        except ValueError:
+            return None
+    if parsed.tzinfo is not None:
+        parsed = parsed.astimezone(UTC).replace(tzinfo=None)
+    return parsed.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def mtime_timestamp(mtime_ns: int) -> str:
+    """A file modification time as a normalised UTC timestamp (the fallback chunk time)."""
+    moment = datetime.fromtimestamp(mtime_ns / 1e9, tz=UTC).replace(tzinfo=None)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def first_sentence(text: str, limit: int = 200) -> str:
+    """The first sentence of a chunk's first body line (headings skipped), at most ``limit`` chars."""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or line == "---":
+            continue
+        line = line.lstrip("-*>0123456789. ").strip() or line
+        sentence = _SENTENCE_END.split(line, maxsplit=1)[0]
+        return sentence[:limit].strip()
+    return ""
+
+
+def kind_name(kind: FileKind) -> str | None:
+    """The recall kind for a file kind, or None when recall does not index that kind."""
+    name = kind.value
+    return name if name in KINDS else None
+
+
+def file_header(doc: Document, rel: str) -> str:
+    """Title, frontmatter description/type/tags and the path, capped at MAX_HEADER_CHARS."""
+    title = next((h.title for h in doc.headings if h.level == 1), None)
+    parts = [title or rel]
+    fm = doc.frontmatter
+    extras: list[str] = []
+    if fm is not None:
+        for key in ("description", "type", "tags"):
+            entry = fm.get(key)
+            if entry is None:
+                continue
+            value = ", ".join(entry.value) if isinstance(entry.value, list) else entry.value
+            value = value.strip().strip("[]").strip()
+            if not value:
+                continue
+            if key == "description":
+                parts.append(value)
+            else:
+                extras.append(f"{key}: {value}")
+    header = " — ".join(parts)
+    if extras:
+        header += f" ({'; '.join(extras)})"
+    if title:
+        header += f" [{rel}]"
+    return header[:MAX_HEADER_CHARS]
+
+
+def _split_for_size(lines: Sequence[str], first_line: int) -> list[tuple[int, int, str]]:
+    """Cut lines into parts of at most MAX_CHUNK_CHARS: (start_line, end_line, text), 1-based."""
+    parts: list[tuple[int, int, str]] = []
+    buf: list[str] = []
+    size = 0
+    start = last = first_line
+    for offset, line in enumerate(lines):
+        lineno = first_line + offset
+        pieces = [line[i : i + MAX_CHUNK_CHARS] for i in range(0, len(line), MAX_CHUNK_CHARS)]
+        for piece in pieces or [""]:
+            if buf and size + len(piece) + 1 > MAX_CHUNK_CHARS:
+                parts.append((start, last, "\n".join(buf)))
+                buf, size, start = [], 0, lineno
+            buf.append(piece)
+            size += len(piece) + 1
+            last = lineno
+    if buf:
+        parts.append((start, last, "\n".join(buf)))
+    return [(a, max(a, b), text.strip("\n")) for a, b, text in parts if text.strip()]
+
+
+def _trim_blank(lines: list[str], start: int) -> tuple[list[str], int]:
+    """Drop leading and trailing blank lines; return the rest and its new first line index."""
+    while lines and not lines[0].strip():
+        lines = lines[1:]
+        start += 1
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    return lines, start
+
+
+def chunk_markdown(
+    rel: str, text: str, kind: str, *, fallback_timestamp: str | None = None
+) -> list[Chunk]:
+    """Chunks of one Markdown memory file (``kind`` is a recall kind, e.g. ``"topic"``)."""
+    doc = parse_text(text, Path(rel))
+    header = file_header(doc, rel)
+    branch_field = doc.field("Branch")
+    branch = branch_field.value if branch_field else None
+    file_time = fallback_timestamp
+    if kind == "checkpoint":
+        saved = doc.field("Saved")
+        file_time = normalize_timestamp(saved.value if saved else None) or file_time
+    elif doc.frontmatter is not None:
+        for key in ("last_applied", "created"):
+            entry = doc.frontmatter.get(key)
+            if entry is not None and isinstance(entry.value, str):
+                stamp = normalize_timestamp(entry.value)
+                if stamp:
+                    file_time = stamp
+                    break
+
+    body_start = doc.frontmatter.end_line + 1 if doc.frontmatter else 0
+    sections = [s for s in doc.sections if s.level == 2]
+    # (heading or None, first line 0-based, end line exclusive, timestamp)
+    spans: list[tuple[str | None, int, int, str | None]] = []
+    first = sections[0].start_line if sections else len(doc.lines)
+    spans.append((None, body_start, first, file_time))
+    for section in sections:
+        stamp = file_time
+        if kind == "log":
+            match = _DATE_RE.match(section.title.strip())
+            if match is None and len(spans) > 1:
+                title, start, _end, prev_stamp = spans[-1]
+                spans[-1] = (title, start, section.end_line, prev_stamp)
+                continue
+            if match is not None:
+                stamp = normalize_timestamp(match.group(0)) or file_time
+        spans.append((section.title, section.start_line, section.end_line, stamp))
+
+    chunks: list[Chunk] = []
+    seen: dict[str, int] = {}
+    for heading, span_start, span_end, stamp in spans:
+        lines, start = _trim_blank(list(doc.lines[span_start:span_end]), span_start)
+        if heading is None:
+            meaningful = [ln for ln in lines if ln.strip() and not ln.startswith("# ")]
+            if not meaningful:
+                continue
+            base = "top"
+        else:
+            base = slugify(heading)
+            if not any(ln.strip() for ln in lines[1:]):
+                continue  # a heading with nothing under it says nothing to search for
+        count = seen.get(base, 0) + 1
+        seen[base] = count
+        anchor = base if count == 1 else f"{base}-{count}"
+        parts = _split_for_size(lines, start + 1)
+        for number, (a, b, part) in enumerate(parts, start=1):
+            chunks.append(
+                Chunk(
+                    id=f"{rel}#{anchor}" if number == 1 else f"{rel}#{anchor}.{number}",
+                    kind=kind,
+                    path=rel,
+                    start_line=a,
+                    end_line=b,
+                    heading=heading,
+                    text=part,
+                    header=header,
+                    timestamp=stamp,
+                    branch=branch,
+                )
+            )
+    return chunks
+
+
+def chunk_turn(
+    rel: str,
+    turn_number: int,
+    text: str,
+    start_line: int,
+    end_line: int,
+    *,
+    header: str,
+    timestamp: str | None,
+    session_id: str | None,
+    branch: str | None,
+) -> list[Chunk]:
+    """Chunks of one transcript turn (lines 0-based inclusive in, 1-based out)."""
+    lines = text.splitlines()
+    parts = _split_for_size(lines, 1)
+    heading = first_sentence(text, 80) or None
+    out: list[Chunk] = []
+    for number, (_a, _b, part) in enumerate(parts, start=1):
+        anchor = f"turn-{turn_number}" if number == 1 else f"turn-{turn_number}.{number}"
+        out.append(
+            Chunk(
+                id=f"{rel}#{anchor}",
+                kind="transcript",
+                path=rel,
+                start_line=start_line + 1,
+                end_line=end_line + 1,
+                heading=heading,
+                text=part,
+                header=header,
+                timestamp=normalize_timestamp(timestamp),
+                session_id=session_id,
+                branch=branch,
+            )
+        )
+    return out
+
+
+def transcript_header(rel: str, session_id: str | None, branch: str | None) -> str:
+    """The header of every turn of a session: file, session and branch."""
+    bits = [f"Session transcript {rel}"]
+    if session_id:
+        bits.append(f"session {session_id}")
+    if branch:
+        bits.append(f"branch {branch}")
+    return ", ".join(bits)[:MAX_HEADER_CHARS]

@@ -1,0 +1,467 @@
+"""Search the recall store: vectorised cosine, FTS5 BM25, reciprocal rank fusion and MMR.
+
+Semantic search never uses ``llm``'s per-row Python scan: the collection's vectors are read
+once into a normalised float32 matrix, cached per database and reloaded only when the
+store's ``generation`` counter moves, and scored with one matrix-vector product. Filters
+(kind, path glob, since/until) become boolean masks over cached metadata arrays, so a
+filtered search costs the same as an unfiltered one.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from memls.core.recall.chunking import normalize_timestamp
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from memls.core.recall.store import RecallStore
+
+RRF_K = 60
+"""Reciprocal rank fusion constant (Cormack et al.): score = Σ 1 / (RRF_K + rank)."""
+MMR_LAMBDA = 0.7
+"""MMR trade-off: 1.0 is pure relevance, 0.0 pure diversity."""
+SNIPPET_CHARS = 200
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_RELATIVE = re.compile(r"^(\d+)\s*([hdwm])$")
+_GLOB_CHARS = frozenset("*?[")
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Restrictions every search mode applies the same way."""
+
+    kinds: tuple[str, ...] = ()
+    path_glob: str | None = None
+    since: str | None = None  # normalised timestamp, inclusive
+    until: str | None = None  # normalised timestamp, inclusive
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One ranked chunk from any mode (``rid`` is the chunk's row id)."""
+
+    rid: int
+    id: str
+    score: float
+    kind: str
+    path: str
+    start_line: int
+    end_line: int
+    heading: str | None
+    snippet: str
+
+
+def parse_time(value: str | None, *, end: bool = False, now: datetime | None = None) -> str | None:
+    """``since``/``until`` to a normalised timestamp: ISO date or datetime, or ``7d``/``12h``/``2w``.
+
+    A bare date as ``until`` means the end of that day. Raises ValueError for anything else.
+    """
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    relative = _RELATIVE.match(text.lower())
+    if relative:
+        amount, unit = int(relative.group(1)), relative.group(2)
+        span = {
+            "h": timedelta(hours=amount),
+            "d": timedelta(days=amount),
+            "w": timedelta(weeks=amount),
+            "m": timedelta(days=30 * amount),
+        }[unit]
+        moment = (now or datetime.now(UTC)).astimezone(UTC).replace(tzinfo=None) - span
+        return moment.strftime("%Y-%m-%dT%H:%M:%S")
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        datetime.fromisoformat(text)  # validates
+        return f"{text}T23:59:59" if end else f"{text}T00:00:00"
+    try:
+        datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise ValueError(
+            f"cannot read {value!r} as a time: use YYYY-MM-DD, an ISO datetime, or 7d / 12h / 2w"
+        ) from exc
+    stamp = normalize_timestamp(text)
+    assert stamp is not None
+    return stamp
+
+
+def path_matcher(glob: str | None) -> Callable[[str], bool] | None:
+    """A path filter: a glob (``*`` crosses ``/``), or a plain prefix/folder when no wildcard."""
+    if not glob:
+        return None
+    pattern = glob.strip().removeprefix("./")
+    if not (_GLOB_CHARS & set(pattern)):
+        folder = pattern.rstrip("/")
+
+        def prefix(path: str) -> bool:
+            return path == folder or path.startswith(folder + "/")
+
+        return prefix
+    return lambda path: fnmatchcase(path, pattern)
+
+
+def fts_query(query: str) -> str | None:
+    """An FTS5 MATCH expression: every word quoted (no syntax injection), OR-ed for BM25."""
+    words = _WORD.findall(query)
+    if not words:
+        return None
+    seen: list[str] = []
+    for word in words:
+        if word.casefold() not in (w.casefold() for w in seen):
+            seen.append(word)
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in seen)
+
+
+def make_snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
+    """The chunk text around the first query word it contains (whitespace collapsed)."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    lowered = flat.casefold()
+    positions = [lowered.find(w.casefold()) for w in _WORD.findall(query)]
+    hits = [p for p in positions if p >= 0]
+    start = max(0, min(hits) - width // 4) if hits else 0
+    piece = flat[start : start + width]
+    return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")
+
+
+# --- semantic --------------------------------------------------------------------------------
+
+
+class VectorIndex:
+    """The collection's vectors as one normalised matrix plus metadata arrays for masking."""
+
+    def __init__(
+        self,
+        rids: npt.NDArray[np.int64],
+        kinds: npt.NDArray[np.str_],
+        paths: npt.NDArray[np.str_],
+        timestamps: npt.NDArray[np.str_],
+        matrix: npt.NDArray[np.float32],
+    ) -> None:
+        self.rids = rids
+        self.kinds = kinds
+        self.paths = paths
+        self.timestamps = timestamps
+        self.matrix = matrix
+        self._path_cache: dict[str, npt.NDArray[np.bool_]] = {}
+        self._unique_paths, self._path_codes = np.unique(paths, return_inverse=True)
+
+    @property
+    def size(self) -> int:
+        return int(self.matrix.shape[0])
+
+    @property
+    def dimensions(self) -> int:
+        return int(self.matrix.shape[1]) if self.matrix.ndim == 2 else 0
+
+    def mask(self, filters: Filters) -> npt.NDArray[np.bool_] | None:
+        """Rows that pass the filters, or None when there are no filters."""
+        mask: npt.NDArray[np.bool_] | None = None
+
+        def both(extra: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+            return extra if mask is None else mask & extra
+
+        if filters.kinds:
+            mask = both(np.isin(self.kinds, np.array(filters.kinds)))
+        if filters.path_glob:
+            if filters.path_glob not in self._path_cache:
+                match = path_matcher(filters.path_glob)
+                assert match is not None
+                allowed = np.array([match(str(p)) for p in self._unique_paths], dtype=bool)
+                self._path_cache[filters.path_glob] = allowed[self._path_codes]
+            mask = both(self._path_cache[filters.path_glob])
+        if filters.since:
+            mask = both(self.timestamps >= filters.since)
+        if filters.until:
+            mask = both((self.timestamps <= filters.until) & (self.timestamps != ""))
+        return mask
+
+    def scores(self, vector: Sequence[float]) -> npt.NDArray[np.float32]:
+        """Cosine similarity of every row to ``vector``."""
+        query = np.asarray(vector, dtype=np.float32)
+        norm = float(np.linalg.norm(query))
+        if norm == 0 or query.shape[0] != self.dimensions:
+            raise ValueError(
+                f"query vector has {query.shape[0]} dimensions, the store holds {self.dimensions}"
+            )
+        result: npt.NDArray[np.float32] = self.matrix @ (query / norm)
+        return result
+
+    def top(
+        self, vector: Sequence[float], k: int, filters: Filters = Filters()
+    ) -> list[tuple[int, float]]:
+        """``(row, cosine)`` of the best ``k`` rows passing the filters, best first."""
+        if self.size == 0 or k <= 0:
+            return []
+        scores = self.scores(vector)
+        mask = self.mask(filters)
+        if mask is not None:
+            candidates = np.flatnonzero(mask)
+            if candidates.size == 0:
+                return []
+            sub = scores[candidates]
+        else:
+            candidates = None
+            sub = scores
+        k = min(k, sub.shape[0])
+        best = np.argpartition(-sub, k - 1)[:k] if k < sub.shape[0] else np.arange(sub.shape[0])
+        best = best[np.lexsort((best, -sub[best]))]
+        rows = candidates[best] if candidates is not None else best
+        return [(int(r), float(scores[r])) for r in rows]
+
+
+_CACHE: dict[str, tuple[int, str, VectorIndex]] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def vector_index(store: RecallStore) -> VectorIndex | None:
+    """The cached matrix for ``store``, reloaded when its generation or model changed."""
+    current = store.collection()
+    if current is None:
+        return None
+    collection_id, model = current
+    key = str(store.path.resolve())
+    generation = store.generation()
+    with _CACHE_LOCK:
+        cached = _CACHE.get(key)
+        if cached is not None and cached[0] == generation and cached[1] == model:
+            return cached[2]
+    index = _load(store, collection_id)
+    with _CACHE_LOCK:
+        _CACHE[key] = (generation, model, index)
+    return index
+
+
+def forget_cache() -> None:
+    """Drop every cached matrix (tests and benchmarks measure cold loads with it)."""
+    with _CACHE_LOCK:
+        _CACHE.clear()
+
+
+def _load(store: RecallStore, collection_id: int) -> VectorIndex:
+    rows = store.db.execute(
+        "select c.rid, c.kind, c.path, coalesce(c.timestamp, ''), e.embedding "
+        "from embeddings e join memls_chunks c on c.id = e.id where e.collection_id = ? "
+        "order by c.rid",
+        [collection_id],
+    ).fetchall()
+    if rows:
+        lengths: dict[int, int] = {}
+        for row in rows:
+            lengths[len(row[4])] = lengths.get(len(row[4]), 0) + 1
+        width = max(lengths, key=lambda n: lengths[n])
+        rows = [row for row in rows if len(row[4]) == width]
+    if not rows:
+        empty = np.array([], dtype=str)
+        return VectorIndex(
+            np.array([], dtype=np.int64), empty, empty, empty, np.zeros((0, 0), np.float32)
+        )
+    matrix = np.frombuffer(b"".join(r[4] for r in rows), dtype="<f4").reshape(len(rows), -1)
+    matrix = matrix.astype(np.float32, copy=True)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    matrix /= np.where(norms == 0, 1, norms)
+    return VectorIndex(
+        np.array([r[0] for r in rows], dtype=np.int64),
+        np.array([r[1] for r in rows]),
+        np.array([r[2] for r in rows]),
+        np.array([r[3] for r in rows]),
+        np.ascontiguousarray(matrix),
+    )
+
+
+def _hits_for(
+    store: RecallStore, ranked: Sequence[tuple[int, float]], query: str, *, snippets: bool = True
+) -> list[Hit]:
+    """Fetch chunk metadata for ``(rid, score)`` pairs, keeping their order."""
+    if not ranked:
+        return []
+    rids = [rid for rid, _ in ranked]
+    marks = ",".join("?" for _ in rids)
+    rows = {
+        row[0]: row
+        for row in store.db.execute(
+            "select rid, id, kind, path, start_line, end_line, heading, text "
+            f"from memls_chunks where rid in ({marks})",
+            rids,
+        ).fetchall()
+    }
+    hits: list[Hit] = []
+    for rid, score in ranked:
+        row = rows.get(rid)
+        if row is None:
+            continue
+        hits.append(
+            Hit(
+                rid=rid,
+                id=row[1],
+                score=score,
+                kind=row[2],
+                path=row[3],
+                start_line=row[4],
+                end_line=row[5],
+                heading=row[6],
+                snippet=make_snippet(row[7], query) if snippets else "",
+            )
+        )
+    return hits
+
+
+def semantic(
+    store: RecallStore,
+    vector: Sequence[float],
+    *,
+    query: str = "",
+    filters: Filters = Filters(),
+    limit: int = 10,
+) -> list[Hit]:
+    """Chunks by cosine similarity to ``vector``."""
+    index = vector_index(store)
+    if index is None or index.size == 0:
+        return []
+    ranked = [(int(index.rids[row]), score) for row, score in index.top(vector, limit, filters)]
+    return _hits_for(store, ranked, query)
+
+
+# --- text ------------------------------------------------------------------------------------
+
+
+def text(
+    store: RecallStore, query: str, *, filters: Filters = Filters(), limit: int = 10
+) -> list[Hit]:
+    """Chunks by FTS5 BM25 (heading weighted over body and path), with highlighted snippets."""
+    match = fts_query(query)
+    if match is None or limit <= 0:
+        return []
+    where = ["memls_fts match ?"]
+    args: list[Any] = [match]
+    if filters.kinds:
+        where.append(f"c.kind in ({','.join('?' for _ in filters.kinds)})")
+        args.extend(filters.kinds)
+    if filters.since:
+        where.append("c.timestamp >= ?")
+        args.append(filters.since)
+    if filters.until:
+        where.append("c.timestamp <= ?")
+        args.append(filters.until)
+    matcher = path_matcher(filters.path_glob)
+    if matcher is not None:
+        store.db.conn.create_function("memls_path_ok", 1, matcher, deterministic=True)
+        where.append("memls_path_ok(c.path)")
+    args.append(limit)
+    rows = store.db.execute(
+        "select c.rid, c.id, c.kind, c.path, c.start_line, c.end_line, c.heading, "
+        "snippet(memls_fts, 0, '[', ']', '…', 24), bm25(memls_fts, 1.0, 2.0, 0.5) as rank "
+        "from memls_fts join memls_chunks c on c.rid = memls_fts.rowid "
+        f"where {' and '.join(where)} order by rank, c.rid limit ?",
+        args,
+    ).fetchall()
+    return [
+        Hit(
+            rid=row[0],
+            id=row[1],
+            score=-float(row[8]),
+            kind=row[2],
+            path=row[3],
+            start_line=row[4],
+            end_line=row[5],
+            heading=row[6],
+            snippet=" ".join(str(row[7]).split()),
+        )
+        for row in rows
+    ]
+
+
+# --- fusion and diversity --------------------------------------------------------------------
+
+
+def rrf(rankings: Sequence[Sequence[Hit]], k: int = RRF_K) -> list[Hit]:
+    """Reciprocal rank fusion: each list adds ``1 / (k + rank)``; ties keep first-seen order.
+
+    The snippet comes from the first list that has the chunk (pass text hits first to keep
+    FTS's highlighted snippets).
+    """
+    scores: dict[int, float] = {}
+    first: dict[int, Hit] = {}
+    for ranking in rankings:
+        for rank, hit in enumerate(ranking, start=1):
+            scores[hit.rid] = scores.get(hit.rid, 0.0) + 1.0 / (k + rank)
+            first.setdefault(hit.rid, hit)
+    order = sorted(scores, key=lambda rid: -scores[rid])
+    return [_with_score(first[rid], scores[rid]) for rid in order]
+
+
+def _with_score(hit: Hit, score: float) -> Hit:
+    return Hit(
+        rid=hit.rid,
+        id=hit.id,
+        score=score,
+        kind=hit.kind,
+        path=hit.path,
+        start_line=hit.start_line,
+        end_line=hit.end_line,
+        heading=hit.heading,
+        snippet=hit.snippet,
+    )
+
+
+def mmr(
+    hits: Sequence[Hit],
+    vectors: dict[int, npt.NDArray[np.float32]],
+    limit: int,
+    lam: float = MMR_LAMBDA,
+) -> list[Hit]:
+    """Maximal marginal relevance: re-rank ``hits`` to trade relevance against redundancy.
+
+    Relevance is the hit's score scaled to [0, 1]; similarity is cosine between chunk
+    vectors. Hits without a vector count as dissimilar to everything.
+    """
+    if not hits:
+        return []
+    top = max(h.score for h in hits)
+    low = min(h.score for h in hits)
+    span = (top - low) or 1.0
+    relevance = {h.rid: (h.score - low) / span for h in hits}
+    chosen: list[Hit] = []
+    remaining = list(hits)
+    while remaining and len(chosen) < limit:
+        best: Hit | None = None
+        best_value = -np.inf
+        for hit in remaining:
+            redundancy = 0.0
+            vec = vectors.get(hit.rid)
+            if vec is not None:
+                for picked in chosen:
+                    other = vectors.get(picked.rid)
+                    if other is not None:
+                        redundancy = max(redundancy, float(vec @ other))
+            value = lam * relevance[hit.rid] - (1 - lam) * redundancy
+            if value > best_value:
+                best, best_value = hit, value
+        assert best is not None
+        chosen.append(best)
+        remaining.remove(best)
+    return chosen
+
+
+def vectors_for(index: VectorIndex | None, rids: Sequence[int]) -> dict[int, Any]:
+    """Normalised vectors of the given chunk rows (for MMR), from the cached matrix."""
+    if index is None or index.size == 0:
+        return {}
+    wanted = np.array(rids, dtype=np.int64)
+    positions = np.searchsorted(index.rids, wanted)
+    out: dict[int, Any] = {}
+    for rid, pos in zip(rids, positions, strict=True):
+        if pos < index.size and int(index.rids[pos]) == rid:
+            out[rid] = index.matrix[pos]
+    return out

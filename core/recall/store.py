@@ -1,0 +1,540 @@
+"""The recall database: an ``llm`` embeddings store plus the tables memls keeps beside it.
+
+One SQLite file per memory root (``<root>/.memls/recall.db`` unless ``recall_db`` says
+otherwise). ``llm``'s own ``collections``/``embeddings`` tables hold one collection named
+``memls``, so ``llm similar memls -d <db> -c "…"`` works on it. memls adds, under its own
+sqlite-utils migration set ``memls.recall``:
+
+* ``memls_chunks`` — one row per chunk (id, kind, path, lines, heading, timestamp, session,
+  branch, content hash, header and text); its ``id`` is the embedding row's id;
+* ``memls_fts`` — an FTS5 index over chunk text, heading and path, kept in step by triggers;
+* ``memls_files`` — per source file: size, mtime, content hash, transcript byte offset and the
+  precomputed file-level vector used by MF003;
+* ``memls_meta`` — last backfill, last verification, and ``generation``, a counter bumped by
+  every write so search caches know when to reload.
+
+``llm`` has no per-item delete, so stale rows go in plain SQL, in the same transaction as the
+chunk rows they belong to.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database, Migrations
+
+from memls.core.config import Config
+from memls.core.recall.chunking import Chunk
+
+COLLECTION = "memls"
+"""The ``llm`` collection name (one per root; each root has its own database)."""
+DEFAULT_DB = Path(".memls") / "recall.db"
+
+migrations = Migrations("memls.recall")
+
+
+@migrations()
+def m001_tables(db: Database) -> None:
+    """Chunk metadata, the FTS5 index with its triggers, per-file state and meta."""
+    db.executescript(
+        """
+        create table memls_chunks (
+            rid integer primary key,
+            id text not null unique,
+            collection text not null,
+            kind text not null,
+            path text not null,
+            ordinal integer not null,
+            start_line integer not null,
+            end_line integer not null,
+            heading text,
+            timestamp text,
+            session_id text,
+            branch text,
+            content_hash text not null,
+            header text not null,
+            text text not null
+        );
+        create index memls_chunks_path on memls_chunks (path, ordinal);
+        create index memls_chunks_kind on memls_chunks (kind);
+        create virtual table memls_fts using fts5(
+            text, heading, path,
+            content='memls_chunks', content_rowid='rid',
+            tokenize='porter unicode61'
+        );
+        create trigger memls_chunks_ai after insert on memls_chunks begin
+            insert into memls_fts (rowid, text, heading, path)
+            values (new.rid, new.text, new.heading, new.path);
+        end;
+        create trigger memls_chunks_ad after delete on memls_chunks begin
+            insert into memls_fts (memls_fts, rowid, text, heading, path)
+            values ('delete', old.rid, old.text, old.heading, old.path);
+        end;
+        create trigger memls_chunks_au after update of text, heading, path on memls_chunks begin
+            insert into memls_fts (memls_fts, rowid, text, heading, path)
+            values ('delete', old.rid, old.text, old.heading, old.path);
+            insert into memls_fts (rowid, text, heading, path)
+            values (new.rid, new.text, new.heading, new.path);
+        end;
+        create table memls_files (
+            path text primary key,
+            kind text not null,
+            size integer not null,
+            mtime_ns integer not null,
+            file_hash text not null,
+            byte_offset integer not null default 0,
+            turns integer not null default 0,
+            last_turn_start integer not null default 0,
+            guard_hash text,
+            session_id text,
+            branch text,
+            vector blob,
+            vector_model text
+        );
+        create table memls_meta (key text primary key, value text not null);
+        """
+    )
+
+
+@dataclass(frozen=True)
+class FileState:
+    """What the last backfill saw of one source file."""
+
+    path: str
+    kind: str
+    size: int
+    mtime_ns: int
+    file_hash: str
+    byte_offset: int = 0
+    turns: int = 0
+    last_turn_start: int = 0
+    guard_hash: str | None = None
+    session_id: str | None = None
+    branch: str | None = None
+
+
+@dataclass(frozen=True)
+class SyncCounts:
+    """What one :meth:`RecallStore.sync_chunks` call changed."""
+
+    added: int = 0
+    removed: int = 0
+    kept: int = 0
+
+
+def db_path_for(root: Path, config: Config | None = None) -> Path:
+    """The recall database of a root: ``recall_db`` from the config, else ``.memls/recall.db``."""
+    if config is not None and config.recall_db:
+        configured = Path(config.recall_db).expanduser()
+        if not configured.is_absolute():
+            base = config.source.parent if config.source is not None else root
+            configured = base / configured
+        return configured
+    return root / DEFAULT_DB
+
+
+def llm_content_hash(text: str) -> bytes:
+    """``llm``'s own content hash (md5 of UTF-8), so its dedupe logic agrees with ours."""
+    return hashlib.md5(text.encode("utf-8")).digest()
+
+
+class RecallStore:
+    """An open recall database. Cheap to open; use one per operation and close it."""
+
+    def __init__(self, path: Path, *, create: bool = True) -> None:
+        self.path = path
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.parent.name == ".memls":
+                ignore = path.parent / ".gitignore"
+                if not ignore.exists():
+                    ignore.write_text("*\n", encoding="utf-8")
+        elif not path.exists():
+            raise FileNotFoundError(f"no recall database at {path}")
+        self.db = Database(path)
+        self.db.execute("pragma busy_timeout = 30000")
+        if create:
+            self.migrate()
+
+    def migrate(self) -> None:
+        """Apply ``llm``'s embeddings migrations and memls's own (another process may race us)."""
+        from llm.embeddings_migrations import embeddings_migrations
+
+        if not (embeddings_migrations.pending(self.db) or migrations.pending(self.db)):
+            return
+        try:
+            embeddings_migrations.apply(self.db)
+            migrations.apply(self.db)
+        except sqlite3.OperationalError:
+            # a concurrent process applied the same migration first; finish what is left
+            embeddings_migrations.apply(self.db)
+            migrations.apply(self.db)
+        self.db.execute("pragma journal_mode = wal")
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> RecallStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- meta ------------------------------------------------------------------------------
+
+    def meta(self, key: str) -> Any:
+        row = self.db.execute("select value from memls_meta where key = ?", [key]).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def set_meta(self, key: str, value: Any) -> None:
+        """Write one meta value and commit."""
+        with self.db.conn:
+            self._put_meta(key, value)
+
+    def _put_meta(self, key: str, value: Any) -> None:
+        self.db.execute(
+            "insert into memls_meta (key, value) values (?, ?) "
+            "on conflict (key) do update set value = excluded.value",
+            [key, json.dumps(value)],
+        )
+
+    def generation(self) -> int:
+        """The change counter (bumped by every write that changes chunks or vectors)."""
+        value = self.meta("generation")
+        return int(value) if value is not None else 0
+
+    def bump(self) -> None:
+        """Bump the change counter inside the caller's transaction."""
+        self._put_meta("generation", self.generation() + 1)
+
+    # --- the llm collection ----------------------------------------------------------------
+
+    def collection(self) -> tuple[int, str] | None:
+        """``(id, model id)`` of the ``memls`` collection, if it exists."""
+        row = self.db.execute(
+            "select id, model from collections where name = ?", [COLLECTION]
+        ).fetchone()
+        return (int(row[0]), str(row[1])) if row else None
+
+    def ensure_collection(self, model_id: str) -> int:
+        """The collection id for ``model_id``; switching model drops the old vectors."""
+        current = self.collection()
+        with self.db.conn:
+            if current is None:
+                cursor = self.db.execute(
+                    "insert into collections (name, model) values (?, ?)", [COLLECTION, model_id]
+                )
+                self.bump()
+                return int(cursor.lastrowid or 0)
+            cid, model = current
+            if model != model_id:
+                self.db.execute("delete from embeddings where collection_id = ?", [cid])
+                self.db.execute("update collections set model = ? where id = ?", [model_id, cid])
+                self.db.execute("update memls_files set vector = null, vector_model = null")
+                self.bump()
+        return cid
+
+    def clear(self) -> None:
+        """Forget everything indexed (``backfill --full``); the collection row stays."""
+        with self.db.conn:
+            self.db.execute("delete from memls_chunks")
+            self.db.execute("delete from memls_files")
+            self.db.execute(
+                "delete from embeddings where collection_id in "
+                "(select id from collections where name = ?)",
+                [COLLECTION],
+            )
+            self.bump()
+
+    # --- files -----------------------------------------------------------------------------
+
+    def files(self) -> dict[str, FileState]:
+        rows = self.db.execute(
+            "select path, kind, size, mtime_ns, file_hash, byte_offset, turns, "
+            "last_turn_start, guard_hash, session_id, branch from memls_files"
+        ).fetchall()
+        return {row[0]: FileState(*row) for row in rows}
+
+    def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
+        """Record a new size/mtime for a file whose content did not change."""
+        self.db.execute(
+            "update memls_files set size = ?, mtime_ns = ? where path = ?", [size, mtime_ns, path]
+        )
+
+    def put_file(self, state: FileState) -> None:
+        self.db.execute(
+            "insert into memls_files (path, kind, size, mtime_ns, file_hash, byte_offset, turns, "
+            "last_turn_start, guard_hash, session_id, branch) values (?,?,?,?,?,?,?,?,?,?,?) "
+            "on conflict (path) do update set kind = excluded.kind, size = excluded.size, "
+            "mtime_ns = excluded.mtime_ns, file_hash = excluded.file_hash, "
+            "byte_offset = excluded.byte_offset, turns = excluded.turns, "
+            "last_turn_start = excluded.last_turn_start, guard_hash = excluded.guard_hash, "
+            "session_id = excluded.session_id, branch = excluded.branch, "
+            "vector = null, vector_model = null",
+            [
+                state.path,
+                state.kind,
+                state.size,
+                state.mtime_ns,
+                state.file_hash,
+                state.byte_offset,
+                state.turns,
+                state.last_turn_start,
+                state.guard_hash,
+                state.session_id,
+                state.branch,
+            ],
+        )
+
+    def remove_files(self, paths: Iterable[str]) -> int:
+        """Delete files with their chunks, FTS rows and embeddings; returns chunks removed."""
+        removed = 0
+        with self.db.conn:
+            for path in paths:
+                removed += self._delete_chunks("path = ?", [path])
+                self.db.execute("delete from memls_files where path = ?", [path])
+            if removed:
+                self.bump()
+        return removed
+
+    # --- chunks ----------------------------------------------------------------------------
+
+    def _delete_chunks(self, where: str, args: Sequence[Any]) -> int:
+        """Delete chunk rows (FTS follows by trigger) and their embedding rows."""
+        cur = self.collection()
+        if cur is not None:
+            self.db.execute(
+                f"delete from embeddings where collection_id = ? and id in "
+                f"(select id from memls_chunks where {where})",
+                [cur[0], *args],
+            )
+        cursor = self.db.execute(f"delete from memls_chunks where {where}", list(args))
+        return int(cursor.rowcount or 0)
+
+    def sync_chunks(
+        self,
+        path: str,
+        ordered: Sequence[tuple[int, Chunk]],
+        *,
+        from_ordinal: int = 0,
+        file_state: FileState | None = None,
+    ) -> SyncCounts:
+        """Make the chunks of ``path`` with ordinal ≥ ``from_ordinal`` equal ``ordered``.
+
+        ``ordered`` holds ``(ordinal, chunk)`` pairs. A chunk whose id and content hash are
+        already stored keeps its row and its embedding (line numbers and metadata are
+        refreshed); a changed or vanished chunk loses its row, FTS entry and embedding.
+        Everything, including ``file_state``, is written in one transaction.
+        """
+        existing = {
+            row[0]: (row[1], row[2])
+            for row in self.db.execute(
+                "select id, rid, content_hash from memls_chunks where path = ? and ordinal >= ?",
+                [path, from_ordinal],
+            ).fetchall()
+        }
+        wanted = {chunk.id for _, chunk in ordered}
+        added = removed = kept = 0
+        with self.db.conn:
+            cur = self.collection()
+            for chunk_id, (rid, _hash) in existing.items():
+                if chunk_id not in wanted:
+                    removed += self._delete_chunks("rid = ?", [rid])
+            for ordinal, chunk in ordered:
+                old = existing.get(chunk.id)
+                if old is not None and old[1] == chunk.content_hash:
+                    self.db.execute(
+                        "update memls_chunks set ordinal = ?, start_line = ?, end_line = ?, "
+                        "timestamp = ?, session_id = ?, branch = ? where rid = ?",
+                        [
+                            ordinal,
+                            chunk.start_line,
+                            chunk.end_line,
+                            chunk.timestamp,
+                            chunk.session_id,
+                            chunk.branch,
+                            old[0],
+                        ],
+                    )
+                    kept += 1
+                    continue
+                if old is not None:
+                    removed += self._delete_chunks("rid = ?", [old[0]])
+                elif cur is not None:
+                    # an embedding row left by an interrupted run, or by hand
+                    self.db.execute(
+                        "delete from embeddings where collection_id = ? and id = ?",
+                        [cur[0], chunk.id],
+                    )
+                self.db.execute(
+                    "insert into memls_chunks (id, collection, kind, path, ordinal, start_line, "
+                    "end_line, heading, timestamp, session_id, branch, content_hash, header, text) "
+                    "values (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    [
+                        chunk.id,
+                        COLLECTION,
+                        chunk.kind,
+                        chunk.path,
+                        ordinal,
+                        chunk.start_line,
+                        chunk.end_line,
+                        chunk.heading,
+                        chunk.timestamp,
+                        chunk.session_id,
+                        chunk.branch,
+                        chunk.content_hash,
+                        chunk.header,
+                        chunk.text,
+                    ],
+                )
+                added += 1
+            if file_state is not None:
+                self.put_file(file_state)
+            if added or removed:
+                self.bump()
+        return SyncCounts(added=added, removed=removed, kept=kept)
+
+    def chunk_counts(self) -> dict[str, int]:
+        rows = self.db.execute("select kind, count(*) from memls_chunks group by kind").fetchall()
+        return {str(k): int(n) for k, n in rows}
+
+    def embedded_count(self) -> int:
+        cur = self.collection()
+        if cur is None:
+            return 0
+        row = self.db.execute(
+            "select count(*) from memls_chunks c join embeddings e "
+            "on e.collection_id = ? and e.id = c.id",
+            [cur[0]],
+        ).fetchone()
+        return int(row[0])
+
+    def pending_count(self, collection_id: int) -> int:
+        row = self.db.execute(
+            "select count(*) from memls_chunks c where not exists "
+            "(select 1 from embeddings e where e.collection_id = ? and e.id = c.id)",
+            [collection_id],
+        ).fetchone()
+        return int(row[0])
+
+    def pending(self, collection_id: int, limit: int) -> list[tuple[str, str, dict[str, Any]]]:
+        """Up to ``limit`` chunks lacking a vector: ``(id, embed text, metadata)``."""
+        rows = self.db.execute(
+            "select id, header, text, kind, path, start_line, end_line, heading "
+            "from memls_chunks c where not exists "
+            "(select 1 from embeddings e where e.collection_id = ? and e.id = c.id) "
+            "order by rid limit ?",
+            [collection_id, limit],
+        ).fetchall()
+        out: list[tuple[str, str, dict[str, Any]]] = []
+        for cid, header, text, kind, path, start, end, heading in rows:
+            embed = f"{header}\n\n{text}" if header else text
+            meta = {"kind": kind, "path": path, "start_line": start, "end_line": end}
+            if heading:
+                meta["heading"] = heading
+            out.append((cid, embed, meta))
+        return out
+
+    def put_embeddings(
+        self,
+        collection_id: int,
+        rows: Sequence[tuple[str, str, dict[str, Any], bytes]],
+        updated: int,
+    ) -> None:
+        """Store vectors as ``llm`` would: ``(id, embedded text, metadata, encoded vector)``."""
+        with self.db.conn:
+            self.db.conn.executemany(
+                "insert or replace into embeddings (collection_id, id, embedding, content, "
+                "content_hash, metadata, updated) values (?,?,?,?,?,?,?)",
+                [
+                    (
+                        collection_id,
+                        cid,
+                        vector,
+                        text,
+                        llm_content_hash(text),
+                        json.dumps(meta),
+                        updated,
+                    )
+                    for cid, text, meta, vector in rows
+                ],
+            )
+            self.bump()
+
+    # --- file-level vectors (MF003) --------------------------------------------------------
+
+    def refresh_file_vectors(self, collection_id: int, model_id: str, kinds: Sequence[str]) -> int:
+        """Store a mean, normalised vector for each file of ``kinds`` lacking a current one."""
+        import numpy as np
+
+        marks = ",".join("?" for _ in kinds)
+        stale = [
+            row[0]
+            for row in self.db.execute(
+                f"select path from memls_files where kind in ({marks}) "
+                "and (vector is null or vector_model is not ?)",
+                [*kinds, model_id],
+            ).fetchall()
+        ]
+        done = 0
+        with self.db.conn:
+            for path in stale:
+                blobs = [
+                    row[0]
+                    for row in self.db.execute(
+                        "select e.embedding from memls_chunks c join embeddings e "
+                        "on e.collection_id = ? and e.id = c.id where c.path = ?",
+                        [collection_id, path],
+                    ).fetchall()
+                ]
+                if not blobs or len({len(b) for b in blobs}) != 1:
+                    continue
+                matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), -1)
+                norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+                mean = (matrix / np.where(norms == 0, 1, norms)).mean(axis=0)
+                length = float(np.linalg.norm(mean))
+                if length == 0:
+                    continue
+                vector = (mean / length).astype("<f4").tobytes()
+                self.db.execute(
+                    "update memls_files set vector = ?, vector_model = ? where path = ?",
+                    [vector, model_id, path],
+                )
+                done += 1
+        return done
+
+    def file_vectors(self, kinds: Sequence[str]) -> tuple[str | None, list[tuple[str, bytes]]]:
+        """``(model, [(path, vector)])`` for files of ``kinds`` whose vector is current."""
+        cur = self.collection()
+        if cur is None:
+            return None, []
+        marks = ",".join("?" for _ in kinds)
+        rows = self.db.execute(
+            f"select path, vector from memls_files where kind in ({marks}) "
+            "and vector is not null and vector_model = ? order by path",
+            [*kinds, cur[1]],
+        ).fetchall()
+        return cur[1], [(str(p), bytes(v)) for p, v in rows]
+
+
+def open_existing(path: Path) -> RecallStore | None:
+    """Open a store for reading if it exists and has memls's tables; None otherwise."""
+    if not path.is_file():
+        return None
+    try:
+        store = RecallStore(path, create=False)
+    except (OSError, sqlite3.Error):
+        return None
+    try:
+        if migrations.pending(store.db):
+            store.migrate()
+    except sqlite3.Error:
+        store.close()
+        return None
+    return store
