@@ -17,6 +17,7 @@ from memls.core.handoff import (
 from memls.core.model import Diagnostic, Document, FileKind, Range, Section, Severity, TextEdit
 from memls.core.rules import Rule, RuleContext
 from memls.core.rules.log import Stamp, find_stamp, newest_entry
+from memls.core.workspace import Workspace
 
 RULES = (
     Rule(
@@ -203,8 +204,20 @@ def _outdated(ctx: RuleContext) -> Iterator[Diagnostic]:
         if mtime is None:
             return
         stamp, rng, source = mtime, _title_range(doc), "its file time"
+    newest = ctx.workspace.memo("memls.ho.newest", lambda: _newest_state(ctx.workspace))
+    if newest is None or not stamp.before(newest[0]):
+        return
+    yield ctx.diag(
+        "HO004",
+        f"this handoff ({source}: {_show(stamp)}) is older than {newest[1]}: rewrite or "
+        "refresh the handoff so the next agent does not resume from outdated state",
+        rng,
+    )
+
+
+def _newest_state(ws: Workspace) -> tuple[Stamp, str] | None:
+    """The latest checkpoint Saved or LOG entry date in the workspace, with a description."""
     newest: tuple[Stamp, str] | None = None
-    ws = ctx.workspace
     for name, path in sorted(ws.checkpoints().items()):
         cp = ws.document(path)
         if cp is None:
@@ -219,14 +232,7 @@ def _outdated(ctx: RuleContext) -> Iterator[Diagnostic]:
         if stamp_ is not None and (newest is None or newest[0].before(stamp_)):
             rel = _rel(ws.root, log.path)
             newest = (stamp_, f"the {rel} entry of {_show(stamp_)}")
-    if newest is None or not stamp.before(newest[0]):
-        return
-    yield ctx.diag(
-        "HO004",
-        f"this handoff ({source}: {_show(stamp)}) is older than {newest[1]}: rewrite or "
-        "refresh the handoff so the next agent does not resume from outdated state",
-        rng,
-    )
+    return newest
 
 
 def _show(stamp: Stamp) -> str:

@@ -12,9 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import re
-import weakref
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from memls.core.model import Diagnostic, Document, FileKind, Range, Severity, TextEdit
@@ -217,36 +215,21 @@ def content_hash(doc: Document) -> str | None:
     return digest
 
 
-@dataclass
-class _HashIndex:
-    """Topic files by content hash, rebuilt when the workspace's file list object changes."""
+def _hash_index(ws: Workspace) -> dict[str, list[Path]]:
+    """Topic files by content hash, computed once per workspace generation."""
 
-    token: object = None
-    by_hash: dict[str, list[Path]] = field(default_factory=dict)
+    def compute() -> dict[str, list[Path]]:
+        by_hash: dict[str, list[Path]] = {}
+        for path in ws.paths():
+            if kind_for(path) is not FileKind.TOPIC:
+                continue
+            doc = ws.document(path)
+            digest = content_hash(doc) if doc is not None else None
+            if digest is not None:
+                by_hash.setdefault(digest, []).append(path)
+        return by_hash
 
-
-_INDEXES: weakref.WeakKeyDictionary[Workspace, _HashIndex] = weakref.WeakKeyDictionary()
-
-
-def _hash_index(ws: Workspace) -> _HashIndex:
-    paths = ws.paths()
-    # Workspace drops its path list on every change, so its identity is a cheap generation
-    # token; fall back to the paths themselves if that attribute ever goes away.
-    token: object = getattr(ws, "_paths", None) or tuple(paths)
-    index = _INDEXES.get(ws)
-    if index is not None and index.token is token:
-        return index
-    by_hash: dict[str, list[Path]] = {}
-    for path in paths:
-        if kind_for(path) is not FileKind.TOPIC:
-            continue
-        doc = ws.document(path)
-        digest = content_hash(doc) if doc is not None else None
-        if digest is not None:
-            by_hash.setdefault(digest, []).append(path)
-    index = _HashIndex(token, by_hash)
-    _INDEXES[ws] = index
-    return index
+    return ws.memo("memls.mf.hash_index", compute)
 
 
 def _duplicates(ctx: RuleContext) -> Iterator[Diagnostic]:
@@ -255,7 +238,7 @@ def _duplicates(ctx: RuleContext) -> Iterator[Diagnostic]:
     digest = content_hash(doc)
     reported: set[Path] = set()
     if digest is not None:
-        for other in _hash_index(ws).by_hash.get(digest, []):
+        for other in _hash_index(ws).get(digest, []):
             if other == doc.path or other in reported:
                 continue
             reported.add(other)
