@@ -15,7 +15,6 @@ import hashlib
 import json
 import re
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -37,8 +36,8 @@ FORMAT = "memls-snapshot/1"
 # Identity used only when git has none configured, so a bare CI machine can still save.
 FALLBACK_NAME = "memls"
 FALLBACK_EMAIL = "memls@localhost"
-# How long to keep retrying update-ref while another writer holds the ref's lock.
-_LOCK_WAIT_SECONDS = 10.0
+# How long update-ref waits for another writer's lock on the ref before giving up.
+_LOCK_WAIT_MS = 5000
 
 Status = Literal["saved", "unchanged", "conflict", "invalid"]
 EXIT_CODES: dict[str, int] = {"saved": 0, "unchanged": 0, "conflict": 3, "invalid": 2}
@@ -497,53 +496,54 @@ def _write_commit(
 def _swap(
     root: Path, ref: str, new: str, old: str | None, fmt: str, items: tuple[Item, ...]
 ) -> SnapshotResult:
-    """Move the ref with compare-and-swap; on a lost race, name the winner's commit."""
+    """Move the ref with compare-and-swap; on a lost race, name the winner's commit.
+
+    git itself waits (up to ``_LOCK_WAIT_MS``) for a concurrent writer's ref lock, then
+    compares; so when this fails the ref normally already shows the winner.
+    """
     zero = "0" * (64 if fmt == "sha256" else 40)
-    deadline = time.monotonic() + _LOCK_WAIT_SECONDS
-    while True:
-        proc = run_git(
-            root,
-            "-c",
-            "core.filesRefLockTimeout=2000",
-            "update-ref",
-            "-m",
-            "memls snapshot save",
-            ref,
-            new,
-            old or zero,
-            check=False,
+    proc = run_git(
+        root,
+        "-c",
+        f"core.filesRefLockTimeout={_LOCK_WAIT_MS}",
+        "update-ref",
+        "-m",
+        "memls snapshot save",
+        ref,
+        new,
+        old or zero,
+        check=False,
+    )
+    if proc.returncode == 0:
+        return SnapshotResult(
+            "saved",
+            f"saved {_items(len(items))} ({sum(i.bytes for i in items):,} bytes) to {ref}: "
+            f"{new} (previous: {old or 'none'})",
+            ref=ref,
+            commit=new,
+            previous=old,
+            items=items,
         )
-        if proc.returncode == 0:
-            return SnapshotResult(
-                "saved",
-                f"saved {_items(len(items))} ({sum(i.bytes for i in items):,} bytes) to {ref}: "
-                f"{new} (previous: {old or 'none'})",
-                ref=ref,
-                commit=new,
-                previous=old,
-                items=items,
-            )
-        now_at = ref_commit(root, ref)
-        if now_at != old:
-            where = f"is now at {now_at}" if now_at else "was deleted"
-            return SnapshotResult(
-                "conflict",
-                f"conflict: {ref} {where} (another save won); expected "
-                f"{old or 'an absent ref'}; nothing changed",
-                ref=ref,
-                commit=now_at,
-                previous=old,
-            )
-        if time.monotonic() > deadline:
-            reason = proc.stderr.decode("utf-8", "replace").strip()
-            return SnapshotResult(
-                "conflict",
-                f"conflict: could not update {ref} ({reason}); nothing changed",
-                ref=ref,
-                commit=now_at,
-                previous=old,
-            )
-        time.sleep(0.05)
+    now_at = ref_commit(root, ref)
+    reason = proc.stderr.decode("utf-8", "replace").strip()
+    if now_at != old:
+        where = f"is now at {now_at}" if now_at else "was deleted"
+        return SnapshotResult(
+            "conflict",
+            f"conflict: {ref} {where} (another save won); expected "
+            f"{old or 'an absent ref'}; nothing changed",
+            ref=ref,
+            commit=now_at,
+            previous=old,
+        )
+    status: Status = "conflict" if "lock" in reason.lower() else "invalid"
+    return SnapshotResult(
+        status,
+        f"{status}: git could not update {ref} ({reason}); nothing changed",
+        ref=ref,
+        commit=now_at,
+        previous=old,
+    )
 
 
 # -------------------------------------------------------------------- read, log, diff

@@ -31,6 +31,7 @@ from memls.core.snapshot import (
     restore_snapshot,
     sanitize_instance,
     save_snapshot,
+    snapshot_head,
     snapshot_log,
 )
 
@@ -676,3 +677,23 @@ def test_push_fetch_and_read_in_second_clone(repo: Repo, tmp_path: Path) -> None
     git(repo.top, "fetch", "-q", "origin", "refs/memls/*:refs/memls/*")
     assert repo.ref() == two.commit
     assert read_item(repo.root, two.commit or "", "plan.md") == b"# Plan\n\nfrom the clone\n"
+
+
+def test_sha256_repository(tmp_path: Path) -> None:
+    top = tmp_path / "sha256"
+    top.mkdir()
+    git(top, "init", "-q", "--object-format=sha256")
+    git(top, "config", "user.name", "Test User")
+    git(top, "config", "user.email", "test@example.com")
+    (top / "MEMORY.md").write_text("# Memory\n")
+    one = save_snapshot(top, initial=True)
+    assert one.status == "saved", one.message
+    assert len(one.commit or "") == 64
+    assert one.items[0].blob == git(top, "rev-parse", f"{one.commit}:memory/MEMORY.md")
+    assert snapshot_head(top) == one.commit
+    (top / "MEMORY.md").write_text("# Memory\n\nmore\n")
+    stale = save_snapshot(top, initial=True)
+    assert stale.status == "conflict"
+    two = save_snapshot(top, expect=snapshot_head(top))
+    assert two.status == "saved"
+    assert read_item(top, one.commit or "", "MEMORY.md") == b"# Memory\n"
