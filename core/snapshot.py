@@ -110,7 +110,6 @@ class Snapshot:
     commit: str
     instance: str | None
     items: tuple[Item, ...]
-    message: str = ""
 
     def item(self, path: str) -> Item | None:
         return next((i for i in self.items if i.path == path), None)
@@ -343,8 +342,7 @@ def load_snapshot(root: Path, commit: str) -> Snapshot:
     if proc.returncode != 0:
         raise SnapshotError(f"commit {full} is not a memls snapshot (no {MANIFEST})")
     instance, items = _parse_manifest(full, proc.stdout)
-    message = _git(root, "log", "-1", "--no-show-signature", "--format=%B", full)
-    return Snapshot(full, instance, items, message)
+    return Snapshot(full, instance, items)
 
 
 # ------------------------------------------------------------------------------- save
