@@ -1,0 +1,424 @@
+"""``workspace/executeCommand``: the operations (core ops), recall and snapshots.
+
+Each command takes one optional JSON object argument (see ``memls.lsp.commands``), picks
+the memory root from its ``uri`` (else the first root), runs the core function off the event
+loop, brings open editor buffers up to date through ``workspace/applyEdit``, and tells the
+user the outcome with ``window/showMessage``. Write operations refuse to run while a buffer
+of the root holds unsaved changes, so a save never overwrites what the user typed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import datetime as _dt
+import threading
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcRequestCancelled
+
+from memls.core.workspace import discover_root
+from memls.lsp import convert
+from memls.lsp.features import LanguageFeature
+
+if TYPE_CHECKING:
+    from memls.core.ops import OpResult
+    from memls.lsp.server import MemlsServer
+
+Handler = Callable[["MemlsServer", types.ExecuteCommandParams], Awaitable[Any]]
+
+
+class CommandError(Exception):
+    """A command that cannot run as asked; the message is for the user."""
+
+
+def jsonable(value: Any) -> Any:
+    """Paths, datetimes and dataclasses as JSON values."""
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, _dt.datetime | _dt.date):
+        return value.isoformat()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return jsonable(dataclasses.asdict(value))
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [jsonable(v) for v in value]
+    return value
+
+
+class Commands(LanguageFeature):
+    def handler(self, name: str) -> Handler:
+        method = getattr(self, "cmd_" + name.removeprefix("memls.").replace(".", "_"))
+
+        async def run(ls: MemlsServer, params: types.ExecuteCommandParams) -> Any:
+            raw = params.arguments[0] if params.arguments else {}
+            if raw is None:
+                raw = {}
+            if not isinstance(raw, dict):
+                raise JsonRpcInvalidParams(message=f"{name}: the argument must be a JSON object")
+            try:
+                return jsonable(await method(raw, params))
+            except JsonRpcRequestCancelled:
+                raise
+            except (CommandError, ValueError, OSError) as exc:  # OpError, UnsafePathError…
+                self.server.show(f"memls: {exc}", types.MessageType.Error)
+                raise JsonRpcInvalidParams(message=str(exc)) from exc
+
+        run.__name__ = name.replace(".", "_")
+        return run
+
+    # -- helpers -------------------------------------------------------------
+    async def root_for(self, args: dict[str, Any]) -> Path:
+        memory = self.server.memory
+        uri = args.get("uri")
+
+        def find() -> Path | None:
+            if isinstance(uri, str) and (path := convert.uri_to_path(uri)) is not None:
+                ws = memory.workspace_for(path)
+                if ws is not None:
+                    return ws.root
+                found = discover_root(path)
+                if found is not None:
+                    return found
+                return path if path.is_dir() else path.parent
+            if memory.workspaces:
+                return next(iter(memory.workspaces))
+            return memory.folders[0] if memory.folders else None
+
+        root = await memory.run(find)
+        if root is None:
+            raise CommandError("no memory root: open a memory file or a folder first")
+        return root
+
+    def _dirty(self, root: Path) -> list[Path]:
+        """Open buffers under ``root`` whose text differs from the file on disk."""
+        out = []
+        for uri in self.server.open_uris():
+            path = self.server.path_of(uri)
+            if path is None or not (path.parent == root or root in path.parents):
+                continue
+            try:
+                disk = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                disk = None
+            if disk != self.server.open_text(uri) and not (disk is None and not self.server.open_text(uri)):
+                out.append(path)
+        return out
+
+    async def write_op(self, root: Path, op: Callable[[], OpResult], *, show: bool = True) -> OpResult:
+        """Run a writing operation, then sync open buffers and re-check what it touched."""
+        dirty = await asyncio.to_thread(self._dirty, root)
+        if dirty:
+            names = ", ".join(p.name for p in dirty)
+            raise CommandError(f"save {names} first: memls will not write over unsaved changes")
+        result = await asyncio.to_thread(op)
+        await self.after_write(root, result.paths)
+        if show:
+            self.server.show(f"memls: {result.message}")
+        return result
+
+    async def after_write(self, root: Path, paths: tuple[Path, ...] | list[Path]) -> None:
+        memory = self.server.memory
+        touched = {Path(p) for p in paths}
+
+        def invalidate() -> set[Path]:
+            affected: set[Path] = set()
+            ws = memory.workspace_for(root / "MEMORY.md")
+            if ws is not None:
+                touched.add(ws.index_path)
+            for p in touched:
+                affected |= memory.invalidate(p)
+            return affected
+
+        affected = await memory.run(invalidate)
+        await self.sync_buffers(touched)
+        await self.server.fan_out(lambda f: f.affected(affected))
+
+    async def sync_buffers(self, paths: set[Path]) -> None:
+        """Make open buffers of changed files show the new file content (workspace/applyEdit)."""
+        if not get_capability(self.server.client_capabilities, "workspace.apply_edit", False):
+            return
+        changes: dict[str, list[types.TextEdit]] = {}
+        for uri in self.server.open_uris():
+            path = self.server.path_of(uri)
+            if path is None or path not in paths:
+                continue
+            old = self.server.open_text(uri) or ""
+            try:
+                new = path.read_text(encoding="utf-8") if path.exists() else None
+            except (OSError, UnicodeDecodeError):
+                continue
+            if new is not None and new != old:
+                changes[uri] = [convert.whole_document_edit(old, new, self.server.codec)]
+        if changes:
+            result = await self.server.workspace_apply_edit_async(
+                types.ApplyWorkspaceEditParams(
+                    edit=types.WorkspaceEdit(changes=changes), label="memls"
+                )
+            )
+            if not result.applied:
+                self.server.log_info(f"memls: the client did not apply the edit ({result.failure_reason})")
+
+    async def show_document(self, path: Path) -> None:
+        if get_capability(self.server.client_capabilities, "window.show_document.support", False):
+            await self.server.window_show_document_async(
+                types.ShowDocumentParams(uri=convert.path_to_uri(path), take_focus=True)
+            )
+
+    @staticmethod
+    def _text(args: dict[str, Any], key: str) -> str | None:
+        value = args.get(key)
+        if value is None or value == "":
+            return None
+        if not isinstance(value, str):
+            raise CommandError(f"{key!r} must be a string")
+        return value
+
+    def _result(self, result: OpResult, **extra: Any) -> dict[str, Any]:
+        return {"message": result.message, "changed": result.changed, **result.data, **extra}
+
+    # -- checkpoints ---------------------------------------------------------
+    async def cmd_checkpoint_save(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+        from memls.core.ops.checkpoint import save_checkpoint
+
+        root = await self.root_for(args)
+        name = self._text(args, "name")
+        uri = self._text(args, "uri")
+        if name is None and uri is not None and (path := convert.uri_to_path(uri)) is not None:
+            from memls.core.workspace import checkpoint_name
+
+            name = checkpoint_name(path)
+        next_action = self._text(args, "next")
+        summary = self._text(args, "summary")
+        result = await self.write_op(
+            root, lambda: save_checkpoint(root, name, next_action=next_action, summary=summary)
+        )
+        checkpoint = result.data.get("checkpoint")
+        if checkpoint:
+            await self.show_document(Path(checkpoint))
+        return self._result(result)
+
+    async def cmd_checkpoint_resume(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+        from memls.core.ops.checkpoint import resume_checkpoint
+
+        root = await self.root_for(args)
+        name = self._text(args, "name")
+        result = await self.write_op(root, lambda: resume_checkpoint(root, name))
+        picked = result.data.get("name")
+        if result.data.get("status") == "one" and isinstance(picked, str):
+            await self.show_document(root / f"checkpoint-{picked}.md")
+        return self._result(result)
+
+    async def cmd_checkpoint_clear(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+        from memls.core.ops.checkpoint import clear_checkpoint
+
+        root = await self.root_for(args)
+        name = self._text(args, "name")
+        clear_all = bool(args.get("all"))
+        if name is None and not clear_all:
+            raise CommandError("name a checkpoint to clear, or pass all: true")
+        result = await self.write_op(root, lambda: clear_checkpoint(root, name, all=clear_all))
+        return self._result(result)
+
+    async def cmd_checkpoint_list(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+        from memls.core.ops.checkpoint import list_checkpoints
+
+        root = await self.root_for(args)
+        infos = await asyncio.to_thread(list_checkpoints, root)
+        if infos:
+            rows = [
+                f"{i.name} ({i.branch or '?'}, {i.saved:%Y-%m-%d %H:%M})" if i.saved else f"{i.name} ({i.branch or '?'})"
+                for i in infos
+            ]
+            message = "Checkpoints: " + "; ".join(rows)
+        else:
+            message = "No checkpoints found."
+        self.server.show(f"memls: {message}")
+        return {"message": message, "checkpoints": infos}
+
+    # -- index, bundle, log, handoff -----------------------------------------
+    async def cmd_index_migrate(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+        from memls.core.ops.index import migrate_index
+
+        root = await self.root_for(args)
+        name = self._text(args, "name")
+        result = await self.write_op(root, lambda: migrate_index(root, name))
+        checkpoint = result.data.get("checkpoint")
+        if checkpoint:
+            await self.show_document(Path(checkpoint))
+        return self._result(result)
+
+    async def cmd_bundle_approve(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+        from memls.core.ops.bundle import approve_bundle
+
+        root = await self.root_for(args)
+        target: Path | None = None
+        for key in ("path", "uri"):
+            value = self._text(args, key)
+            if value is not None:
+                target = convert.uri_to_path(value) if key == "uri" else root / value
+                break
+        if target is not None and (target.is_dir() or target.name == "MEMORY.md"):
+            target = None
+        result = await self.write_op(root, lambda: approve_bundle(root, target))
+        return self._result(result)
+
+    async def cmd_log_append(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+        from memls.core.ops.log import append_log
+
+        root = await self.root_for(args)
+        title = self._text(args, "title")
+        if title is None:
+            raise CommandError("a log entry needs a title")
+        body = self._text(args, "body") or ""
+        result = await self.write_op(root, lambda: append_log(root, title, body))
+        return self._result(result)
+
+    async def cmd_handoff_new(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+        from memls.core.ops.handoff import write_handoff
+
+        root = await self.root_for(args)
+        refresh = bool(args.get("refresh"))
+        result = await self.write_op(root, lambda: write_handoff(root, refresh=refresh))
+        for path in result.paths:
+            await self.show_document(Path(path))
+        return self._result(result)
+
+    # -- recall --------------------------------------------------------------
+    def _model(self) -> str | None:
+        return self.server.memory.settings.recall_model
+
+    async def cmd_recall_search(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+        from memls.core.recall.api import search
+
+        root = await self.root_for(args)
+        query = self._text(args, "query")
+        if query is None or not query.strip():
+            raise CommandError("recall search needs a query")
+        mode = self._text(args, "mode") or "hybrid"
+        kind = args.get("kind")
+        kinds = [kind] if isinstance(kind, str) else [k for k in kind or [] if isinstance(k, str)]
+        limit = args.get("limit", 10)
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+            raise CommandError("'limit' must be a positive integer")
+        response = await asyncio.to_thread(
+            lambda: search(root, query, mode=mode, kinds=kinds, limit=limit, model=self._model())
+        )
+        results = []
+        for r in response.results:
+            item = r.to_dict()
+            item["path"] = str((root / r.path).resolve())
+            item["start_line"] = max(0, r.start_line - 1)
+            item["end_line"] = max(0, r.end_line - 1)
+            results.append(item)
+        return {
+            "results": results,
+            "mode": response.mode,
+            "degraded": response.degraded,
+            "model": response.model,
+            "message": response.message,
+        }
+
+    async def cmd_recall_backfill(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+        from memls.core.recall.api import backfill
+
+        root = await self.root_for(args)
+        progress = self.server.work_done_progress
+        token = params.work_done_token
+        if token is None and get_capability(
+            self.server.client_capabilities, "window.work_done_progress", False
+        ):
+            token = f"memls-backfill-{id(params)}"
+            try:
+                await progress.create_async(token)
+            except Exception:
+                token = None
+        cancel = threading.Event()
+        loop = asyncio.get_running_loop()
+        if token is not None:
+            progress.begin(
+                token,
+                types.WorkDoneProgressBegin(
+                    title="memls: recall backfill", cancellable=True, percentage=0
+                ),
+            )
+            future = progress.tokens.get(token)
+            if future is not None:
+                future.add_done_callback(lambda f: cancel.set() if f.cancelled() else None)
+
+        def report(done: int, total: int, message: str) -> None:
+            if token is None:
+                return
+            pct = int(100 * done / total) if total else 0
+            loop.call_soon_threadsafe(
+                progress.report,
+                token,
+                types.WorkDoneProgressReport(message=message, percentage=pct, cancellable=True),
+            )
+
+        full = bool(args.get("full"))
+        try:
+            summary = await asyncio.to_thread(
+                lambda: backfill(root, model=self._model(), full=full, progress=report, cancel=cancel)
+            )
+        finally:
+            if token is not None:
+                progress.end(
+                    token,
+                    types.WorkDoneProgressEnd(message="cancelled" if cancel.is_set() else "done"),
+                )
+                progress.tokens.pop(token, None)
+        message = str(summary.get("message") or ("Backfill cancelled." if cancel.is_set() else "Backfill done."))
+        self.server.show(f"memls: {message}")
+        return {"message": message, **summary, "cancelled": cancel.is_set()}
+
+    async def cmd_recall_status(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+        from memls.core.recall.api import status
+
+        root = await self.root_for(args)
+        info = await asyncio.to_thread(lambda: status(root, model=self._model()))
+        message = str(info.get("message") or f"recall mode: {info.get('mode')}")
+        self.server.show(f"memls: {message}")
+        return {**info, "message": message}
+
+    async def cmd_recall_verify(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+        from memls.core.recall.api import verify
+
+        root = await self.root_for(args)
+        info = await asyncio.to_thread(lambda: verify(root, model=self._model()))
+        message = str(info.get("message") or ("verified" if info.get("ok") else "verification failed"))
+        kind = types.MessageType.Info if info.get("ok") else types.MessageType.Warning
+        self.server.show(f"memls: {message}", kind)
+        return {**info, "message": message}
+
+    # -- snapshots -------------------------------------------------------------
+    async def cmd_snapshot_save(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+        from memls.core.gitfacade import run_git
+        from memls.core.snapshot import default_ref, save_snapshot
+
+        root = await self.root_for(args)
+        ref = self._text(args, "ref")
+        expect = self._text(args, "expect")
+        initial = bool(args.get("initial"))
+
+        def save() -> Any:
+            nonlocal expect, initial
+            target = ref or default_ref(root)
+            if expect is None and not initial:
+                # From an editor "save" means "on top of what the ref holds now".
+                proc = run_git(root, "rev-parse", "--verify", "-q", target + "^{commit}", check=False)
+                current = proc.stdout.decode().strip()
+                expect, initial = (current, False) if proc.returncode == 0 and current else (None, True)
+            return save_snapshot(root, ref=target, expect=expect, initial=initial)
+
+        result = await asyncio.to_thread(save)
+        ok = result.status in ("saved", "unchanged")
+        self.server.show(
+            f"memls: {result.message}", types.MessageType.Info if ok else types.MessageType.Error
+        )
+        return {"message": result.message, **result.to_json()}

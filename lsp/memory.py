@@ -1,0 +1,207 @@
+"""The server's view of the memory: one core ``Workspace`` per root, and a diagnostics cache.
+
+Every method that touches a ``Workspace`` runs on one worker thread (``run``), so parsing,
+git and disk work stay off the event loop and the workspaces need no locks. Diagnostics are
+cached per file and dropped only for the files a change affects, so an edit costs a re-check
+of the edited document, never a rescan of the root.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import hashlib
+import os
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ParamSpec, TypeVar
+
+from memls.core.config import Config, ConfigError, load_config
+from memls.core.model import Diagnostic, Document
+from memls.core.rules import check_document
+from memls.core.workspace import ROOT_MARKERS, Workspace, claude_memory_dir, discover_root, is_root
+from memls.lsp.settings import Settings
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+_SKIP = {".git", ".memls", "node_modules", ".venv", "venv", "__pycache__", "dist", "build"}
+_SCAN_DEPTH = 3
+_CACHE_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A document's diagnostics and the result id that names them (for pull diagnostics)."""
+
+    doc: Document | None
+    diagnostics: list[Diagnostic]
+    result_id: str
+    at: float
+
+
+class MemoryState:
+    def __init__(self) -> None:
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memls-worker")
+        self.settings = Settings()
+        self.folders: list[Path] = []
+        self.workspaces: dict[Path, Workspace] = {}
+        self.config_errors: dict[Path, str] = {}
+        self._checked: dict[Path, Checked] = {}
+        self.now: Callable[[], _dt.datetime] = _dt.datetime.now
+
+    async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """Run ``fn`` on the worker thread (the only thread that touches workspaces)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, lambda: fn(*args, **kwargs))
+
+    def submit(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> None:
+        """Queue ``fn`` on the worker without waiting (later ``run`` calls see its effect)."""
+        self._executor.submit(fn, *args, **kwargs)
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    # -- roots (worker thread) ---------------------------------------------
+    def config_for(self, root: Path) -> Config:
+        try:
+            base = load_config(root)
+            self.config_errors.pop(root, None)
+        except ConfigError as exc:
+            self.config_errors[root] = str(exc)
+            base = Config()
+        return self.settings.apply(base)
+
+    def add_root(self, root: Path) -> Workspace:
+        root = root.resolve()
+        ws = self.workspaces.get(root)
+        if ws is None:
+            ws = Workspace(root, config=self.config_for(root))
+            self.workspaces[root] = ws
+        return ws
+
+    def discover(self) -> list[Workspace]:
+        """Memory roots under the workspace folders, configured roots and auto memory."""
+        found: list[Path] = list(self.settings.root_paths(self.folders))
+        for folder in self.folders:
+            found.extend(_scan_for_roots(folder))
+            auto = claude_memory_dir(folder)
+            if auto.is_dir():
+                found.append(auto)
+        return [self.add_root(p) for p in dict.fromkeys(found)]
+
+    def workspace_for(self, path: Path, create: bool = True) -> Workspace | None:
+        """The workspace a memory file belongs to (created on first sight of a new root)."""
+        path = path.absolute()
+        best: Workspace | None = None
+        for root, ws in self.workspaces.items():
+            if _is_memory_location(root, path) and (best is None or len(str(root)) > len(str(best.root))):
+                best = ws
+        if best is not None or not create or path.suffix != ".md":
+            return best
+        root = discover_root(path)
+        if root is None or not _is_memory_location(root, path):
+            return None
+        return self.add_root(root)
+
+    def reload_configs(self) -> None:
+        for root, ws in self.workspaces.items():
+            ws.config = self.config_for(root)
+        self._checked.clear()
+
+    def git_changed(self, repo_paths: Iterable[Path] | None = None) -> None:
+        for ws in self.workspaces.values():
+            ws.git.invalidate()
+        self._checked.clear()
+
+    # -- updates (worker thread) --------------------------------------------
+    def set_text(self, path: Path, text: str | None) -> set[Path]:
+        ws = self.workspace_for(path)
+        if ws is None:
+            self._checked.pop(path, None)
+            return set()
+        affected = ws.set_text(path, text)
+        affected.add(path)
+        self._forget(affected)
+        return affected
+
+    def invalidate(self, path: Path) -> set[Path]:
+        """A file changed on disk: forget it and return what may need re-checking."""
+        affected: set[Path] = {path}
+        for root, ws in self.workspaces.items():
+            if _is_memory_location(root, path.absolute()):
+                affected |= ws.invalidate(path)
+            if path.name in ("memls.toml", "pyproject.toml") and (
+                path.parent == root or path.parent in root.parents
+            ):
+                ws.config = self.config_for(root)
+                self._checked.clear()
+        self._forget(affected)
+        return affected
+
+    def _forget(self, paths: Iterable[Path]) -> None:
+        for p in paths:
+            self._checked.pop(p, None)
+
+    # -- diagnostics (worker thread) ----------------------------------------
+    def check(self, path: Path) -> Checked:
+        now = self.now()
+        cached = self._checked.get(path)
+        if cached is not None and now.timestamp() - cached.at < _CACHE_SECONDS:
+            return cached
+        ws = self.workspace_for(path)
+        doc = ws.document(path) if ws is not None else None
+        diags = check_document(ws, doc, now) if ws is not None and doc is not None else []
+        digest = hashlib.blake2b(digest_size=12)
+        for d in diags:
+            digest.update(repr((d.code, d.severity, d.message, d.range)).encode())
+        checked = Checked(doc, diags, digest.hexdigest(), now.timestamp())
+        self._checked[path] = checked
+        return checked
+
+    def all_paths(self) -> list[Path]:
+        seen: dict[Path, None] = {}
+        for ws in self.workspaces.values():
+            for p in ws.paths():
+                seen[p] = None
+        return list(seen)
+
+
+def _is_memory_location(root: Path, path: Path) -> bool:
+    """Memory files sit in the root, in ``memory/``, or are ``transcripts/.handoff.md``."""
+    parent = path.parent
+    if parent == root or parent == root / "memory":
+        return True
+    return path == root / "transcripts" / ".handoff.md"
+
+
+def _scan_for_roots(folder: Path) -> list[Path]:
+    """Directories up to a few levels below ``folder`` that look like memory roots."""
+    found: list[Path] = []
+    if not folder.is_dir():
+        return found
+    stack: list[tuple[Path, int]] = [(folder, 0)]
+    while stack:
+        directory, depth = stack.pop()
+        if directory.name == "memory" and (directory.parent / "LOG.md").is_file():
+            continue  # the orchestrator's memory/ belongs to its parent root
+        if _looks_like_root(directory):
+            found.append(directory)
+        if depth >= _SCAN_DEPTH:
+            continue
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False) and not entry.name.startswith(".") and entry.name not in _SKIP:
+                stack.append((Path(entry.path), depth + 1))
+    return sorted(found)
+
+
+def _looks_like_root(directory: Path) -> bool:
+    if any((directory / m).is_file() for m in ROOT_MARKERS):
+        return True
+    return (directory / "memory" / "MEMORY.md").is_file() or is_root(directory)

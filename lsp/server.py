@@ -1,0 +1,128 @@
+"""The memls language server: builds the pygls server, registers each LSP method once and
+fans events out to the feature modules (the esbonio design).
+
+Editor buffers reach the core ``Workspace`` through ``Workspace.set_text`` on the worker
+thread of :class:`~memls.lsp.memory.MemoryState`; features answer requests from there.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+from collections.abc import Callable, Generator
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+from pygls.exceptions import JsonRpcInvalidParams
+
+from memls import __version__
+from memls.lsp.convert import PositionCodec, uri_to_path
+from memls.lsp.features import LanguageFeature
+from memls.lsp.memory import MemoryState
+from memls.lsp.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class MemlsProtocol(LanguageServerProtocol):
+    """pygls' protocol with two changes: a didChange for a document that was never opened is
+    ignored (logged) instead of raising, and command handlers receive the whole
+    ``ExecuteCommandParams`` (they need its ``workDoneToken``)."""
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(
+        self, params: types.DidChangeTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        uri = params.text_document.uri
+        if uri not in self.workspace.text_documents:
+            self._server.window_log_message(
+                types.LogMessageParams(
+                    types.MessageType.Warning, f"memls: ignoring didChange for unopened {uri}"
+                )
+            )
+            return
+        for change in params.content_changes:
+            self.workspace.update_text_document(params.text_document, change)
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
+    def lsp_workspace__execute_command(
+        self, params: types.ExecuteCommandParams
+    ) -> Generator[Any, Any, Any]:
+        handler = self.fm.commands.get(params.command)
+        if handler is None:
+            raise JsonRpcInvalidParams.of(ValueError(f"unknown command {params.command!r}"))
+        result = yield handler, (params,), None
+        return result
+
+
+class MemlsServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(
+            "memls",
+            __version__,
+            protocol_cls=MemlsProtocol,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+        )
+        self.memory = MemoryState()
+        self.codec = PositionCodec()
+        self.features: list[LanguageFeature] = []
+        self.pull_diagnostics = False
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Log every handler failure to the client; requests are also answered as errors."""
+        text = "".join(traceback.format_exception(error)).strip()
+        try:
+            self.window_log_message(
+                types.LogMessageParams(types.MessageType.Error, f"memls: {text}")
+            )
+        except Exception:  # the transport itself may be what failed
+            log.exception("could not report an error to the client")
+
+    def log_info(self, message: str) -> None:
+        self.window_log_message(types.LogMessageParams(types.MessageType.Info, message))
+
+    def show(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        self.window_show_message(types.ShowMessageParams(kind, message))
+
+    def path_of(self, uri: str) -> Path | None:
+        return uri_to_path(uri)
+
+    def open_uris(self) -> list[str]:
+        return list(self.workspace.text_documents)
+
+    def open_text(self, uri: str) -> str | None:
+        doc = self.workspace.text_documents.get(uri)
+        return doc.source if doc is not None else None
+
+    async def fan_out(self, hook: Callable[[LanguageFeature], Any]) -> None:
+        """Call one hook on every feature; a failing feature is logged, the others still run."""
+        for feature in self.features:
+            try:
+                await hook(feature)
+            except Exception as exc:
+                self.report_server_error(exc, type(feature))
+
+
+def create_server() -> MemlsServer:
+    """The server with every feature registered."""
+    from memls.lsp.features.setup import register
+
+    server = MemlsServer()
+    register(server)
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of ``python -m memls.lsp`` (stdio only; ``memls serve`` has more options)."""
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    create_server().start_io()
+
+
+__all__ = ["MemlsServer", "Settings", "create_server", "main"]

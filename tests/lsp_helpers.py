@@ -1,0 +1,151 @@
+"""Shared setup for the language server tests: a real memory root in a real git repository."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from lsprotocol import types
+
+SERVER = [sys.executable, "-m", "memls.lsp"]
+BRANCH = "feat/login"
+NAME = "feat-login"
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+}
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, **GIT_ENV}
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def saved(now: dt.datetime | None = None) -> str:
+    return (now or dt.datetime.now()).strftime("%Y-%m-%d %H:%M")
+
+
+def bullet_stamp(when: dt.datetime) -> str:
+    return when.strftime("%b %d %H:%M")
+
+
+def checkpoint_text(name: str, branch: str, when: dt.datetime, next_title: str = "Wire the login form") -> str:
+    return (
+        f"# Checkpoint: {name}\n\n"
+        f"- **Branch:** `{branch}`\n"
+        f"- **Saved:** {saved(when)}\n\n"
+        f"## Next Action: {next_title}\n"
+        "Edit `src/login.py` to post the form.\n\n"
+        "## Done This Session\n- Added the form template\n\n"
+        "## Failed Approaches\n- None\n\n"
+        "## Modified Files\n- src/login.py\n"
+    )
+
+
+def index_text(entries: list[tuple[str, str, dt.datetime, str]], extra: str = "") -> str:
+    bullets = "".join(f"- **{n}** ({b}, {bullet_stamp(w)}) — {s}\n" for n, b, w, s in entries)
+    return (
+        "# Project Memory\n\n"
+        "## Active Checkpoints\n"
+        f"{bullets}\n"
+        "Resume any: `continue` or `continue {name}`\n\n"
+        "## Memory Files\n"
+        "- [Testing notes](testing.md)\n"
+        f"{extra}"
+    )
+
+
+def make_project(base: Path) -> tuple[Path, Path]:
+    """A git repository on ``feat/login`` with a healthy flat memory root in ``mem/``."""
+    project = base / "proj"
+    root = project / "mem"
+    root.mkdir(parents=True)
+    git(project, "init", "-q", "-b", "main")
+    (project / "README.md").write_text("# A project\n", encoding="utf-8")
+    git(project, "add", "README.md")
+    git(project, "commit", "-q", "-m", "init")
+    git(project, "checkout", "-q", "-b", BRANCH)
+    when = dt.datetime.now().replace(second=0, microsecond=0) - dt.timedelta(hours=1)
+    (root / f"checkpoint-{NAME}.md").write_text(checkpoint_text(NAME, BRANCH, when), encoding="utf-8")
+    (root / "testing.md").write_text("# Testing\n\nRun `pytest -q`.\n", encoding="utf-8")
+    (root / "MEMORY.md").write_text(
+        index_text([(NAME, BRANCH, when, "Wire the login form")]), encoding="utf-8"
+    )
+    return project, root
+
+
+def uri(path: Path) -> str:
+    return path.resolve().as_uri()
+
+
+def open_params(path: Path, text: str | None = None, version: int = 1) -> types.DidOpenTextDocumentParams:
+    return types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(
+            uri=uri(path),
+            language_id="markdown",
+            version=version,
+            text=path.read_text(encoding="utf-8") if text is None else text,
+        )
+    )
+
+
+async def start(
+    client: object,
+    profile: str,
+    folder: Path,
+    options: dict[str, object] | None = None,
+    capabilities: types.ClientCapabilities | None = None,
+) -> None:
+    """Initialize a session with a client profile and wait until the server has indexed."""
+    from pytest_lsp import LanguageClient, client_capabilities
+
+    assert isinstance(client, LanguageClient)
+    edits: list[types.ApplyWorkspaceEditParams] = []
+    client.applied_edits = edits  # type: ignore[attr-defined]
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:
+        client.registrations = params.registrations  # type: ignore[attr-defined]
+
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        edits.append(params)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities or client_capabilities(profile),
+            workspace_folders=[types.WorkspaceFolder(uri=uri(folder), name=folder.name)],
+            initialization_options=options,
+        )
+    )
+    await wait_for_log(client, "indexed")
+
+
+async def wait_for_log(client: object, needle: str) -> None:
+    from pytest_lsp import LanguageClient
+
+    assert isinstance(client, LanguageClient)
+    while not any(needle in m.message for m in client.log_messages):
+        await client.wait_for_notification(types.WINDOW_LOG_MESSAGE)
+
+
+async def wait_for_diagnostics(client: object, path: Path, predicate: object) -> list[types.Diagnostic]:
+    """Wait until the diagnostics published for ``path`` satisfy ``predicate(codes)``."""
+    from pytest_lsp import LanguageClient
+
+    assert isinstance(client, LanguageClient)
+    assert callable(predicate)
+    key = uri(path)
+    while True:
+        diags = client.diagnostics.get(key)
+        if diags is not None and predicate(sorted(str(d.code) for d in diags)):
+            return list(diags)
+        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
