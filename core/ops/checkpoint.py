@@ -212,6 +212,8 @@ def _render(inputs: _Inputs, old: _Parts | None, migrated: list[tuple[str, list[
         next_section = (f"## Next Action: {title[:120]}", legacy_body)
     else:
         next_section = (f"## Next Action: Continue {inputs.name}", _next_body(inputs))
+    if kept_next is not None and legacy_next is not None and kept_next[1] == legacy_next[1]:
+        used_legacy = True  # moved by an earlier save that crashed before the index write
     migrated = [m for m in migrated if not (used_legacy and m is legacy_next)]
 
     def listed(title: str, given: Sequence[str], empty: str) -> tuple[str, list[str]]:
