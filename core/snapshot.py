@@ -465,16 +465,33 @@ def _write_commit(
     parent: str | None,
     now: datetime | None,
 ) -> str:
-    """Write blobs, a tree (in a throwaway index) and a commit; no ref moves yet."""
-    for (rel, data), item in zip(raw_items, items, strict=True):
-        blob = _git(root, "hash-object", "-w", "--stdin", input_bytes=data)
-        if blob != item.blob:
-            raise GitError(f"git stored {rel!r} as {blob}, expected {item.blob}")
+    """Write blobs, a tree (in a throwaway index) and a commit; no ref moves yet.
+
+    The bytes already read and checked are what get stored: they are copied to private
+    temporary files and hashed in one ``hash-object --stdin-paths`` call.
+    """
     manifest = _manifest_bytes(instance, items)
-    manifest_blob = _git(root, "hash-object", "-w", "--stdin", input_bytes=manifest)
-    records = [f"100644 {i.blob}\t{ITEM_DIR}/{i.path}" for i in items]
-    records.append(f"100644 {manifest_blob}\t{MANIFEST}")
     with tempfile.TemporaryDirectory(prefix="memls-snapshot-") as tmp:
+        copies = []
+        for n, data in enumerate([*(d for _, d in raw_items), manifest]):
+            copy = Path(tmp) / f"item-{n}"
+            copy.write_bytes(data)
+            copies.append(str(copy))
+        stored = _git(
+            root,
+            "hash-object",
+            "-w",
+            "--no-filters",
+            "--stdin-paths",
+            input_bytes="".join(c + "\n" for c in copies).encode(),
+        ).split()
+        if len(stored) != len(copies):
+            raise GitError(f"git stored {len(stored)} objects, expected {len(copies)}")
+        for item, blob in zip(items, stored[:-1], strict=True):
+            if blob != item.blob:
+                raise GitError(f"git stored {item.path!r} as {blob}, expected {item.blob}")
+        records = [f"100644 {i.blob}\t{ITEM_DIR}/{i.path}" for i in items]
+        records.append(f"100644 {stored[-1]}\t{MANIFEST}")
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
         payload = "".join(r + "\0" for r in records).encode()
         run_git(root, "update-index", "--add", "-z", "--index-info", input_bytes=payload, env=env)
