@@ -159,6 +159,11 @@ class RecallStore:
             raise FileNotFoundError(f"no recall database at {path}")
         self.db = Database(path)
         self.db.execute("pragma busy_timeout = 30000")
+        # WAL lets searches read while a backfill writes; NORMAL sync is safe under WAL
+        # (a power cut may lose the last commit, never corrupt the file).
+        if create:
+            self.db.execute("pragma journal_mode = wal")
+        self.db.execute("pragma synchronous = normal")
         if create:
             self.migrate()
 
@@ -175,7 +180,6 @@ class RecallStore:
             # a concurrent process applied the same migration first; finish what is left
             embeddings_migrations.apply(self.db)
             migrations.apply(self.db)
-        self.db.execute("pragma journal_mode = wal")
 
     def close(self) -> None:
         self.db.close()

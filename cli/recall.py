@@ -1,0 +1,245 @@
+"""`memls recall status|backfill|search|verify` — the recall store from a shell."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import click
+
+from memls.cli.common import resolve_root, root_option
+from memls.core.config import ConfigError
+from memls.core.recall.chunking import KINDS
+
+_MODEL_HELP = "Embedding model id (any llm embedding model; overrides recall_model in the config)."
+
+
+@click.group()
+def recall() -> None:
+    """Index memory files and transcripts, and search them (semantic, text or hybrid)."""
+
+
+def _fail(message: str) -> None:
+    click.echo(f"memls recall: {message}", err=True)
+    sys.exit(2)
+
+
+def _when(record: Any) -> str:
+    if not isinstance(record, dict):
+        return "never"
+    return str(record.get("time", "?"))
+
+
+@recall.command()
+@root_option
+@click.option("--model", metavar="ID", help=_MODEL_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+def status(root: Path | None, model: str | None, as_json: bool) -> None:
+    """Show the recall mode (semantic, text or unavailable), model, chunk counts and last runs."""
+    from memls.core.recall import api
+
+    try:
+        info = api.status(resolve_root(root), model=model)
+    except ConfigError as exc:
+        _fail(str(exc))
+        return
+    if as_json:
+        click.echo(json.dumps(info, indent=2, sort_keys=True))
+        return
+    chunks = info["chunks"]
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(chunks.items())) or "none"
+    verification = info["last_verification"]
+    verdict = ""
+    if isinstance(verification, dict):
+        verdict = " (ok)" if verification.get("ok") else " (FAILED)"
+    click.echo(f"mode:              {info['mode']}")
+    click.echo(f"model:             {info['model']} ({info['model_source']})")
+    click.echo(f"chunks:            {info['chunks_total']} ({counts}); {info['embedded']} embedded")
+    click.echo(f"db:                {info['db']} ({info['db_bytes']} bytes)")
+    click.echo(f"last backfill:     {_when(info['last_backfill'])}")
+    click.echo(f"last verification: {_when(verification)}{verdict}")
+    click.echo(info["message"])
+
+
+class _Bar:
+    """One click progress bar per phase ("index", "embed"), fed by the backfill callback."""
+
+    def __init__(self) -> None:
+        self.phase: str | None = None
+        self.bar: Any = None
+        self.done = 0
+
+    def __call__(self, done: int, total: int, label: str) -> None:
+        phase = label.split(" ", 1)[0]
+        if phase != self.phase:
+            self.close()
+            self.phase = phase
+            verb = "Indexing files" if phase == "index" else "Embedding chunks"
+            self.bar = click.progressbar(length=max(total, 1), label=verb, file=sys.stderr)
+            self.bar.__enter__()
+            self.done = 0
+        if self.bar is not None and done > self.done:
+            self.bar.update(done - self.done)
+            self.done = done
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+@recall.command()
+@root_option
+@click.option("--model", metavar="ID", help=_MODEL_HELP)
+@click.option("--full", is_flag=True, help="Forget the index and rebuild it from scratch.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def backfill(root: Path | None, model: str | None, full: bool, as_json: bool) -> None:
+    """Index topic files, checkpoints, the handoff, LOG entries and transcripts.
+
+    Only new or changed content is embedded; removed content leaves no rows. Without a
+    working embedding model the full-text index is still updated (degraded text mode).
+    Ctrl-C stops cleanly: what was done stays, the next run finishes the rest.
+    """
+    from memls.core.recall import api
+
+    bar = _Bar()
+    cancel = threading.Event()
+    try:
+        result = api.backfill(
+            resolve_root(root), model=model, full=full, progress=bar, cancel=cancel
+        )
+    except ConfigError as exc:
+        _fail(str(exc))
+        return
+    except KeyboardInterrupt:
+        bar.close()
+        click.echo("Backfill interrupted; finished files and batches are kept.", err=True)
+        sys.exit(130)
+    finally:
+        bar.close()
+    if as_json:
+        click.echo(json.dumps(result, indent=2, sort_keys=True))
+    else:
+        click.echo(result["message"])
+    if result["degraded"]:
+        sys.exit(1)
+
+
+@recall.command()
+@click.argument("query")
+@root_option
+@click.option(
+    "--mode",
+    type=click.Choice(["hybrid", "semantic", "text"]),
+    default="hybrid",
+    show_default=True,
+    help="hybrid fuses semantic and BM25 text rankings (reciprocal rank fusion).",
+)
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    type=click.Choice(KINDS),
+    help="Only chunks of this kind (repeatable).",
+)
+@click.option(
+    "--path", "path_glob", metavar="GLOB", help="Only files matching GLOB (or under a folder)."
+)
+@click.option(
+    "--since",
+    metavar="WHEN",
+    help="Only chunks dated at or after WHEN (YYYY-MM-DD, ISO time, 7d, 12h).",
+)
+@click.option(
+    "--until",
+    metavar="WHEN",
+    help="Only chunks dated at or before WHEN (a bare date includes that day).",
+)
+@click.option(
+    "-n",
+    "--limit",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="Number of results.",
+)
+@click.option(
+    "--model", metavar="ID", help="Expected embedding model of the store (must match it)."
+)
+@click.option("--mmr", is_flag=True, help="Diversify results with maximal marginal relevance.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the response (results, mode, degraded) as JSON."
+)
+def search(
+    query: str,
+    root: Path | None,
+    mode: str,
+    kinds: tuple[str, ...],
+    path_glob: str | None,
+    since: str | None,
+    until: str | None,
+    limit: int,
+    model: str | None,
+    mmr: bool,
+    as_json: bool,
+) -> None:
+    """Search the recall index for QUERY; says plainly when it fell back to text mode."""
+    from memls.core.recall import api
+
+    try:
+        response = api.search(
+            resolve_root(root),
+            query,
+            mode=mode,
+            kinds=kinds,
+            path_glob=path_glob,
+            since=since,
+            until=until,
+            limit=limit,
+            model=model,
+            mmr=mmr,
+        )
+    except (ValueError, ConfigError) as exc:
+        _fail(str(exc))
+        return
+    if as_json:
+        click.echo(json.dumps(response.to_dict(), indent=2))
+        return
+    click.echo(response.message, err=True)
+    if not response.results:
+        click.echo("No results.", err=True)
+    for number, hit in enumerate(response.results, start=1):
+        where = f"{hit.path}:{hit.start_line}-{hit.end_line}"
+        title = f"  {hit.heading}" if hit.heading else ""
+        click.echo(f"{number:2}. {where}  [{hit.kind}] {hit.score:.4f}{title}")
+        click.echo(f"    {hit.snippet}")
+
+
+@recall.command()
+@root_option
+@click.option(
+    "--model", metavar="ID", help="Expected embedding model of the store (must match it)."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+def verify(root: Path | None, model: str | None, as_json: bool) -> None:
+    """Embed a probe drawn from the index and check its chunk comes back first.
+
+    The outcome is recorded (time, model) and shown by `memls recall status`; this is step 5
+    of the checkpoint bundle. Exit status 1 when verification fails.
+    """
+    from memls.core.recall import api
+
+    try:
+        outcome = api.verify(resolve_root(root), model=model)
+    except ConfigError as exc:
+        _fail(str(exc))
+        return
+    if as_json:
+        click.echo(json.dumps(outcome, indent=2, sort_keys=True))
+    else:
+        click.echo(outcome["message"])
+    if not outcome["ok"]:
+        sys.exit(1)
