@@ -149,3 +149,25 @@ async def wait_for_diagnostics(client: object, path: Path, predicate: object) ->
         if diags is not None and predicate(sorted(str(d.code) for d in diags)):
             return list(diags)
         await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+
+def apply_lsp_edits(text: str, edits: list[types.TextEdit]) -> str:
+    """Apply edits with ASCII-only positions (what these tests use) to ``text``."""
+    from memls.core.fixes import apply_edits
+    from memls.core.model import Range, TextEdit
+
+    core = [
+        TextEdit(
+            Range.of(e.range.start.line, e.range.start.character, e.range.end.line, e.range.end.character),
+            e.new_text,
+        )
+        for e in edits
+    ]
+    return apply_edits(text, core)
+
+
+def change_all(path: Path, text: str, version: int) -> types.DidChangeTextDocumentParams:
+    return types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri(path), version=version),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+    )

@@ -119,9 +119,7 @@ class CodeActions(LanguageFeature):
                     title="Migrate legacy sections into a checkpoint",
                     kind=types.CodeActionKind.QuickFix,
                     diagnostics=[lsp_diag(d) for d in legacy],
-                    command=types.Command(
-                        "Migrate legacy sections", "memls.index.migrate", [{"uri": uri}]
-                    ),
+                    command=types.Command(title="Migrate legacy sections", command="memls.index.migrate", arguments=[{"uri": uri}]),
                 )
             )
         bundle = doc.section(BUNDLE_TITLE)
@@ -134,7 +132,7 @@ class CodeActions(LanguageFeature):
                         title="Approve bundle",
                         kind=types.CodeActionKind.QuickFix,
                         diagnostics=[lsp_diag(d) for d in bn],
-                        command=types.Command("Approve bundle", "memls.bundle.approve", [{"uri": uri}]),
+                        command=types.Command(title="Approve bundle", command="memls.bundle.approve", arguments=[{"uri": uri}]),
                     )
                 )
         name = checkpoint_name(doc.path) if doc.kind is FileKind.CHECKPOINT else None
@@ -148,7 +146,7 @@ class CodeActions(LanguageFeature):
             types.CodeAction(
                 title=title,
                 kind=SAVE_CHECKPOINT,
-                command=types.Command(title, "memls.checkpoint.save", [args]),
+                command=types.Command(title=title, command="memls.checkpoint.save", arguments=[args]),
             )
         )
         return out
