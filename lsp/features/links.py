@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from lsprotocol import types
+from pygls.capabilities import get_capability
 
 from memls.lsp import convert
 from memls.lsp.features import LanguageFeature
@@ -17,6 +18,7 @@ class Links(LanguageFeature):
                 return []
             ws, doc = found
             codec = self.server.codec
+            tips = bool(get_capability(self.server.client_capabilities, "text_document.document_link.tooltip_support", False))
             out: list[types.DocumentLink] = []
             for link in doc.links:
                 target = ws.resolve_pointer(doc, link.target)
@@ -25,7 +27,7 @@ class Links(LanguageFeature):
                         types.DocumentLink(
                             range=codec.range_to_lsp(link.target_range, doc.lines),
                             target=convert.path_to_uri(target.resolve()),
-                            tooltip=f"Open {link.target}",
+                            tooltip=f"Open {link.target}" if tips else None,
                         )
                     )
             checkpoints = ws.checkpoints()
@@ -36,7 +38,7 @@ class Links(LanguageFeature):
                         types.DocumentLink(
                             range=codec.range_to_lsp(ref.range, doc.lines),
                             target=convert.path_to_uri(path),
-                            tooltip=f"Open checkpoint {ref.name}",
+                            tooltip=f"Open checkpoint {ref.name}" if tips else None,
                         )
                     )
             return out
