@@ -11,7 +11,7 @@ import pytest
 
 from memls.core.recall import api
 from memls.core.recall.store import COLLECTION
-from tests.recall_fixtures import FAKE_ID, FakePlugin, fake_model  # noqa: F401
+from tests.recall_fixtures import FAKE_ID, FakePlugin, fake_model_fixture  # noqa: F401
 from tests.recall_fixtures.roots import append_session, write_root, write_session
 
 
@@ -103,7 +103,8 @@ def test_changed_section_replaces_only_its_rows(tmp_path: Path, fake_model: Fake
     result = api.backfill(root)
     assert result["changed"] == 1
     assert result["embedded"] == 1
-    assert len(fake_model.calls) == 1 and "September" in fake_model.calls[0]
+    assert len(fake_model.calls) == 1
+    assert "September" in fake_model.calls[0]
     assert _fts_ids(root, "August") == set()
     assert _fts_ids(root, "September") == {"memory/garden.md#failures"}
     assert _ids(root) == _embedding_ids(root)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from memls.core.recall import chunking
 from memls.core.recall.chunking import chunk_markdown, chunk_turn, normalize_timestamp, slugify
 from tests.recall_fixtures.roots import CHECKPOINT, LOG, TOPIC
@@ -84,7 +86,7 @@ def test_long_sections_are_cut_into_parts(monkeypatch) -> None:
     assert all(len(c.text) <= 50 for c in chunks)
     assert chunks[0].start_line == 3
     assert chunks[-1].end_line == 13
-    for a, b in zip(chunks, chunks[1:], strict=False):
+    for a, b in itertools.pairwise(chunks):
         assert b.start_line == a.end_line + 1
     joined = "\n".join(c.text for c in chunks)
     assert joined == f"## Long\n{body}"

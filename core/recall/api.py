@@ -416,6 +416,15 @@ def backfill(
         tally = _Tally()
         finished = _sync_sources(store, root, progress, cancel, tally)
         embedded = 0
+        if finished and choice.usable and current is not None and current[1] != choice.id:
+            # switching drops the old vectors: first make sure the new model really runs
+            try:
+                _embed(choice, ["memls recall model check"])
+            except Exception as exc:  # any model failure degrades to text mode
+                choice.error = (
+                    f"embedding with '{choice.id}' failed: {exc}; the stored "
+                    f"{current[1]} vectors were kept."
+                )
         if finished and choice.usable:
             collection_id = store.ensure_collection(choice.id)
             total = store.pending_count(collection_id)

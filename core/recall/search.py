@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 RRF_K = 60
 """Reciprocal rank fusion constant (Cormack et al.): score = Σ 1 / (RRF_K + rank)."""
-MMR_LAMBDA = 0.7
+MMR_LAMBDA = 0.5
 """MMR trade-off: 1.0 is pure relevance, 0.0 pure diversity."""
 SNIPPET_CHARS = 200
 
@@ -423,15 +423,19 @@ def mmr(
 ) -> list[Hit]:
     """Maximal marginal relevance: re-rank ``hits`` to trade relevance against redundancy.
 
-    Relevance is the hit's score scaled to [0, 1]; similarity is cosine between chunk
-    vectors. Hits without a vector count as dissimilar to everything.
+    Relevance is the hit's score divided by the best score (min-max scaled when scores go
+    negative); similarity is cosine between chunk vectors. Hits without a vector count as
+    dissimilar to everything.
     """
     if not hits:
         return []
     top = max(h.score for h in hits)
     low = min(h.score for h in hits)
-    span = (top - low) or 1.0
-    relevance = {h.rid: (h.score - low) / span for h in hits}
+    if low >= 0 and top > 0:
+        relevance = {h.rid: h.score / top for h in hits}
+    else:
+        span = (top - low) or 1.0
+        relevance = {h.rid: (h.score - low) / span for h in hits}
     chosen: list[Hit] = []
     remaining = list(hits)
     while remaining and len(chosen) < limit:

@@ -1,6 +1,6 @@
 """A deterministic fake ``llm`` embedding model for recall tests, registered as a plugin.
 
-``fake_model`` registers the plugin with ``llm``'s plugin manager for one test and
+``fake_model`` (import ``fake_model_fixture`` into a test module) registers the plugin with ``llm``'s plugin manager for one test and
 unregisters it afterwards, the way ``llm``'s own tests register mock models. The model
 hashes word stems into 64 dimensions (bag of words), so texts sharing words are close and
 identical texts are identical; it records every text it embeds so tests can count work.
@@ -63,8 +63,8 @@ class FakePlugin:
         register(FakeEmbed("fake-broken", self.calls, broken=True))
 
 
-@pytest.fixture
-def fake_model() -> Iterator[FakePlugin]:
+@pytest.fixture(name="fake_model")
+def fake_model_fixture() -> Iterator[FakePlugin]:
     """Register the fake model plugin for one test; ``.calls`` holds the embedded texts."""
     plugin = FakePlugin()
     pm.register(plugin, name="memls-test-fake-embed")

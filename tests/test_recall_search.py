@@ -1,0 +1,179 @@
+"""Search: semantic equals brute force, BM25 snippets, fusion, MMR, filters, result objects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import llm
+import pytest
+from sqlite_utils import Database
+
+from memls.core.recall import api
+from memls.core.recall import search as engine
+from memls.core.recall.store import COLLECTION, RecallStore
+from tests.recall_fixtures import FakePlugin, fake_model_fixture, fake_vector  # noqa: F401
+from tests.recall_fixtures.roots import write_root
+
+
+@pytest.fixture
+def root(tmp_path: Path, fake_model: FakePlugin) -> Path:
+    root = write_root(tmp_path)
+    api.backfill(root)
+    return root
+
+
+def _hit(rid: int, name: str) -> engine.Hit:
+    return engine.Hit(rid, name, 0.0, "topic", "a.md", 1, 1, None, "")
+
+
+def test_rrf_fuses_ranks() -> None:
+    a, b, c, d = (_hit(i, n) for i, n in enumerate("abcd"))
+    fused = engine.rrf([[a, b, c], [c, b, d]])
+    assert [h.id for h in fused] == ["c", "b", "a", "d"]  # c: 1/61+1/63 > b: 2/62 > a: 1/61
+    assert fused[0].score == pytest.approx(1 / 61 + 1 / 63)
+    assert fused[1].score == pytest.approx(2 / 62)
+    assert fused[-1].score == pytest.approx(1 / 63)
+
+
+def test_semantic_matches_llm_brute_force(root: Path) -> None:
+    query = "why did the seedlings wilt when the battery died"
+    vector = fake_vector(query)
+    db = root / ".memls" / "recall.db"
+    expected = [e.id for e in llm.Collection(COLLECTION, Database(db)).similar_by_vector(vector, 5)]
+    with RecallStore(db) as store:
+        ours = engine.semantic(store, vector, query=query, limit=5)
+    assert [h.id for h in ours] == expected
+    response = api.search(root, query, mode="semantic", limit=5)
+    assert [r.id for r in response.results] == expected
+    assert response.mode == "semantic"
+    assert response.degraded is False
+    assert response.model == "fake-embed"
+    assert "not verified" in response.message
+
+
+def test_text_mode_bm25_with_snippets(root: Path) -> None:
+    response = api.search(root, "pipe tables", mode="text")
+    assert response.mode == "text"
+    assert response.degraded is False
+    top = response.results[0]
+    assert top.id in {
+        "transcripts/.handoff.md#current-state",
+        "checkpoint-fix-parser.md#next-action-handle-tables-in-the-parser",
+    }
+    assert "[pipe]" in top.snippet
+    assert "[tables]" in top.snippet
+    hostile = api.search(root, 'NEAR( "pipe" ); drop table memls_chunks; -- *', mode="text")
+    assert hostile.results  # FTS5 syntax is quoted away: the words are searched for, no error
+    assert api.search(root, "pipe tables", mode="text").results[0].id == top.id
+    assert api.search(root, "!!! ---", mode="text").results == []
+
+
+def test_hybrid_is_default_and_returns_result_objects(root: Path) -> None:
+    response = api.search(root, "drip line watering schedule", limit=3)
+    assert response.mode == "hybrid"
+    assert len(response.results) == 3
+    top = response.results[0]
+    assert top.id == "memory/garden.md#schedule"
+    data = top.to_dict()
+    assert set(data) == {
+        "id",
+        "score",
+        "kind",
+        "path",
+        "start_line",
+        "end_line",
+        "heading",
+        "snippet",
+    }
+    assert data["path"] == "memory/garden.md"
+    assert (data["start_line"], data["end_line"]) == (12, 13)
+    assert data["heading"] == "Schedule"
+    text = (root / "memory" / "garden.md").read_text().splitlines()
+    assert text[data["start_line"] - 1] == "## Schedule"
+
+
+def test_filters_in_every_mode(root: Path) -> None:
+    for mode in ("text", "semantic", "hybrid"):
+        kinds = {
+            r.kind
+            for r in api.search(root, "battery seedlings", mode=mode, kinds=["transcript"]).results
+        }
+        assert kinds == {"transcript"}, mode
+        paths = {
+            r.path
+            for r in api.search(root, "battery seedlings", mode=mode, path_glob="memory/*").results
+        }
+        assert paths == {"memory/garden.md"}, mode
+        folder = {
+            r.path for r in api.search(root, "battery", mode=mode, path_glob="transcripts").results
+        }
+        assert folder <= {"transcripts/s1.jsonl", "transcripts/.handoff.md"}, mode
+        assert folder
+        dated = api.search(
+            root, "compost fallback decision", mode=mode, kinds=["log"], since="2026-11-25"
+        )
+        assert [r.heading for r in dated.results] == ["2026-11-28 09:00 — Compost bins"], mode
+        until = api.search(
+            root, "compost fallback decision", mode=mode, kinds=["log"], until="2026-11-20"
+        )
+        assert [r.heading for r in until.results] == [
+            "2026-11-20 10:05 — Recall fallback decision"
+        ], mode
+    assert api.search(root, "battery", limit=1).results[0]
+    assert len(api.search(root, "the", mode="semantic", limit=2).results) == 2
+
+
+def test_bad_arguments(root: Path) -> None:
+    with pytest.raises(ValueError, match="unknown mode"):
+        api.search(root, "x", mode="fuzzy")
+    with pytest.raises(ValueError, match="unknown kind"):
+        api.search(root, "x", kinds=["index"])
+    with pytest.raises(ValueError, match="cannot read"):
+        api.search(root, "x", since="last tuesday")
+
+
+def test_parse_time() -> None:
+    from datetime import UTC, datetime
+
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+    assert engine.parse_time("7d", now=now) == "2026-11-23T12:00:00"
+    assert engine.parse_time("12h", now=now) == "2026-11-30T00:00:00"
+    assert engine.parse_time("2026-11-20", end=True) == "2026-11-20T23:59:59"
+    assert engine.parse_time("2026-11-20T10:00:00+01:00") == "2026-11-20T09:00:00"
+
+
+def test_mmr_prefers_diverse_results() -> None:
+    import numpy as np
+
+    same = np.array([1.0, 0.0], dtype=np.float32)
+    other = np.array([0.0, 1.0], dtype=np.float32)
+    hits = [
+        engine.Hit(1, "a", 0.9, "topic", "a.md", 1, 1, None, ""),
+        engine.Hit(2, "a-copy", 0.89, "topic", "b.md", 1, 1, None, ""),
+        engine.Hit(3, "different", 0.7, "topic", "c.md", 1, 1, None, ""),
+    ]
+    picked = engine.mmr(hits, {1: same, 2: same, 3: other}, limit=2)
+    assert [h.id for h in picked] == ["a", "different"]
+
+
+def test_mmr_through_the_api(root: Path) -> None:
+    topic = root / "memory" / "copy.md"
+    topic.write_text((root / "memory" / "garden.md").read_text())
+    api.backfill(root)
+    plain = api.search(root, "drip line every morning at six", mode="semantic", limit=2)
+    assert {r.path for r in plain.results} == {"memory/garden.md", "memory/copy.md"}
+    diverse = api.search(root, "drip line every morning at six", mode="semantic", limit=2, mmr=True)
+    assert len({r.path for r in diverse.results}) == 2
+    assert diverse.results[0].id == plain.results[0].id
+    assert diverse.results[1].id != plain.results[1].id
+
+
+def test_cache_follows_store_changes(root: Path) -> None:
+    before = api.search(root, "pumpkins", mode="semantic", limit=50)
+    assert all("pumpkin" not in r.snippet.lower() for r in before.results)
+    (root / "memory" / "pumpkins.md").write_text(
+        "# Pumpkins\n\n## Sowing\nPumpkins need room and sun.\n"
+    )
+    api.backfill(root)
+    after = api.search(root, "pumpkins room sun", mode="semantic", limit=1)
+    assert after.results[0].path == "memory/pumpkins.md"
