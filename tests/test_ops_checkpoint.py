@@ -366,7 +366,12 @@ def test_cli_save_resume_list_clear(tmp_path: Path) -> None:
     assert cleared.stdout.strip() == 'Cleared checkpoint "demo"'
 
 
-def test_every_command_has_help(tmp_path: Path) -> None:
+def test_every_command_has_help() -> None:
+    from click.testing import CliRunner
+
+    from memls.cli import main
+
+    runner = CliRunner()
     for args in (
         ("checkpoint", "save"),
         ("checkpoint", "resume"),
@@ -379,12 +384,7 @@ def test_every_command_has_help(tmp_path: Path) -> None:
         ("handoff", "new"),
         ("handoff", "refresh"),
     ):
-        out = subprocess.run(
-            [sys.executable, "-m", "memls", *args, "--help"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
+        out = runner.invoke(main, [*args, "--help"]).output
         assert "--root" in out
         _usage, _, rest = out.partition("\n\n")
         assert rest.strip().split("\n")[0].strip(), f"{args} has no help text"

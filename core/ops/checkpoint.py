@@ -452,7 +452,10 @@ def _checkpoint_files(root: Path) -> dict[str, Path]:
 
 
 def _index_bullets(root: Path) -> dict[str, str | None]:
-    index = memory_index(root)
+    try:
+        index = memory_index(root)
+    except UnsafePathError:
+        return {}  # listing still works; saving will say what is wrong with MEMORY.md
     text = read_text(index)
     if text is None:
         return {}
