@@ -79,7 +79,7 @@ class RecallExplorer:
         self.until = w.Text(placeholder="until", layout=w.Layout(width="120px"))
 
         self.results = w.VBox(
-            [], layout=w.Layout(max_height="460px", overflow_y="auto", flex="1 1 50%")
+            [], layout=w.Layout(max_height="460px", overflow="auto", flex="1 1 50%")
         )
         self.results.add_class("memls-results")
         self.summary = w.HTML("")

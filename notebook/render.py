@@ -227,6 +227,11 @@ class Messages:
         """The error shown now (plain text), or ``""``."""
         return html.unescape(re.sub(r"<[^>]+>", "", self.error.value))
 
+    @property
+    def note_text(self) -> str:
+        """The note shown now (plain text), or ``""``."""
+        return html.unescape(re.sub(r"<[^>]+>", "", self.note.value))
+
     def show_error(self, message: str) -> None:
         self.error.value = note_html(message, "error")
         self.error.layout.display = None
