@@ -119,6 +119,7 @@ async def start(
         edits.append(params)
         return types.ApplyWorkspaceEditResult(applied=True)
 
+    _fix_code_action_union(client)
     await client.initialize_session(
         types.InitializeParams(
             capabilities=capabilities or client_capabilities(profile),
@@ -171,3 +172,18 @@ def change_all(path: Path, text: str, version: int) -> types.DidChangeTextDocume
         text_document=types.VersionedTextDocumentIdentifier(uri=uri(path), version=version),
         content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
     )
+
+
+def _fix_code_action_union(client: object) -> None:
+    """lsprotocol reads any ``Command | CodeAction`` with a ``command`` key as a Command, so a
+    CodeAction that runs a command comes back mangled; decide by the key's type instead."""
+    from typing import Any, Union
+
+    converter = client.protocol._converter  # type: ignore[attr-defined]
+
+    def hook(obj: Any, _: type) -> types.Command | types.CodeAction:
+        if isinstance(obj.get("command"), str):
+            return converter.structure(obj, types.Command)  # type: ignore[no-any-return]
+        return converter.structure(obj, types.CodeAction)  # type: ignore[no-any-return]
+
+    converter.register_structure_hook(Union[types.Command, types.CodeAction], hook)  # noqa: UP007
