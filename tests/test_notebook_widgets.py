@@ -17,10 +17,14 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
-from memls.notebook import CheckpointBoard, MemoryMap, RecallExplorer  # noqa: E402
-from memls.notebook import render  # noqa: E402
-from memls.notebook.memorymap import project_2d, squarify  # noqa: E402
-from tests.conftest import NOW  # noqa: E402
+from memls.notebook import (
+    CheckpointBoard,
+    MemoryMap,
+    RecallExplorer,
+    render,
+)
+from memls.notebook.memorymap import project_2d, squarify
+from tests.conftest import NOW
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 HASH = "memls-hash"
@@ -71,13 +75,15 @@ def test_fresh_root_shows_degraded_banner_until_backfill(orchestrator: Path) -> 
     assert explorer.progress.value == explorer.progress.max > 0
     assert explorer.progress.bar_style == "success"
     assert not explorer.backfill_running
-    assert not explorer.backfill_button.disabled and explorer.cancel_button.disabled
+    assert not explorer.backfill_button.disabled
+    assert explorer.cancel_button.disabled
     assert not explorer.banner_visible
     assert "mode</b> semantic" in explorer.status_line.value
     assert HASH in explorer.status_line.value
     assert "last backfill</b> never" not in explorer.status_line.value
     assert "Indexed" in explorer.messages.note_text
-    assert explorer.last_backfill is not None and explorer.last_backfill["embedded"] > 0
+    assert explorer.last_backfill is not None
+    assert explorer.last_backfill["embedded"] > 0
 
 
 def test_typing_a_query_renders_ranked_cards_and_a_preview(orchestrator: Path) -> None:
@@ -89,7 +95,8 @@ def test_typing_a_query_renders_ranked_cards_and_a_preview(orchestrator: Path) -
     assert any("transcripts/.handoff.md:3" in card for card in cards)
     handoff = next(card for card in cards if "transcripts/.handoff.md" in card)
     assert "<mark>MiniLM</mark>" in handoff
-    assert 'class="memls-badge"' in handoff and ">handoff<" in handoff
+    assert 'class="memls-badge"' in handoff
+    assert ">handoff<" in handoff
     assert 'class="memls-bar"' in handoff
     assert "Current State" in handoff  # the heading
     # the top result is previewed: its section rendered by mistune, the match marked
@@ -100,7 +107,9 @@ def test_typing_a_query_renders_ranked_cards_and_a_preview(orchestrator: Path) -
     # Preview on another card switches the pane to that section
     explorer.query.value = "handoff current state"
     target = next(
-        i for i, r in enumerate(explorer.response.results) if r.path == "transcripts/.handoff.md"  # type: ignore[union-attr]
+        i
+        for i, r in enumerate(explorer.response.results)
+        if r.path == "transcripts/.handoff.md"  # type: ignore[union-attr]
     )
     explorer.results.children[target].children[1].click()
     assert "<h2><mark>Current</mark> <mark>State</mark></h2>" in explorer.preview.value
@@ -110,7 +119,8 @@ def test_typing_a_query_renders_ranked_cards_and_a_preview(orchestrator: Path) -
 def test_mode_kind_and_limit_filters_go_to_core(orchestrator: Path) -> None:
     explorer = _backfilled(orchestrator)
     explorer.query.value = "fallback"
-    assert explorer.response is not None and explorer.response.mode == "hybrid"
+    assert explorer.response is not None
+    assert explorer.response.mode == "hybrid"
     explorer.mode.value = "text"
     assert explorer.response.mode == "text"
     assert "Full-text search" in explorer.summary.value
@@ -121,7 +131,8 @@ def test_mode_kind_and_limit_filters_go_to_core(orchestrator: Path) -> None:
     assert paths == {"transcripts/2026-11-20-recall-fallback.jsonl"}
     assert all(">transcript<" in card for card in _cards(explorer))
     # a transcript chunk previews the indexed turn text, not raw JSON
-    assert "{&quot;" not in explorer.preview.value and '{"' not in explorer.preview.value
+    assert "{&quot;" not in explorer.preview.value
+    assert '{"' not in explorer.preview.value
     explorer.kind.value = "any kind"
     explorer.limit.value = 2
     assert len(explorer.results.children) == 2
@@ -135,17 +146,23 @@ def test_bad_input_shows_in_the_error_area_not_as_a_traceback(orchestrator: Path
     explorer.query.value = "fallback"
     shown = len(explorer.results.children)
     explorer.since.value = "last tuesday"  # core rejects it; the widget must not raise
-    assert "last tuesday" in explorer.messages.error_text or "since" in explorer.messages.error_text.lower()
+    assert (
+        "last tuesday" in explorer.messages.error_text
+        or "since" in explorer.messages.error_text.lower()
+    )
     assert explorer.messages.error.layout.display != "none"
     assert len(explorer.results.children) == shown  # the previous results stay
     explorer.since.value = ""
     assert explorer.messages.error_text == ""
 
 
-def test_missing_root_is_reported_in_the_widget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_root_is_reported_in_the_widget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     explorer = RecallExplorer(tmp_path / "nowhere", model=HASH)
     assert "not a directory" in explorer.messages.error_text
-    assert explorer.query.disabled and explorer.backfill_button.disabled
+    assert explorer.query.disabled
+    assert explorer.backfill_button.disabled
     empty = tmp_path / "empty"
     empty.mkdir()
     monkeypatch.chdir(empty)
@@ -163,7 +180,8 @@ def test_unknown_model_degrades_with_a_visible_banner(orchestrator: Path) -> Non
     assert "no installed llm plugin provides it" in explorer.banner.value
     assert "mode</b> text" in explorer.status_line.value
     explorer.query.value = "fallback"
-    assert explorer.response is not None and explorer.response.degraded
+    assert explorer.response is not None
+    assert explorer.response.degraded
     assert explorer.results.children  # full-text search keeps working
     assert "degraded" in explorer.banner.value.lower()
 
@@ -182,7 +200,8 @@ def test_cancel_stops_backfill_and_the_next_run_finishes(orchestrator: Path) -> 
     explorer._progress = progress  # type: ignore[method-assign]
     explorer.start_backfill()
     assert explorer.wait(60)
-    assert explorer.last_backfill is not None and explorer.last_backfill["cancelled"]
+    assert explorer.last_backfill is not None
+    assert explorer.last_backfill["cancelled"]
     assert explorer.progress.bar_style == "warning"
     assert "cancelled" in explorer.progress_label.value
     assert explorer.progress.value < explorer.progress.max
@@ -200,7 +219,8 @@ def test_debounced_typing_and_enter(orchestrator: Path) -> None:
     explorer.query.value = "fallback"
     assert explorer.response is None  # nothing yet: the pause has not elapsed
     assert _until(lambda: bool(explorer.results.children))
-    assert explorer.response is not None and explorer.response.results
+    assert explorer.response is not None
+    assert explorer.response.results
     # Enter: the frontend sends a "submit" message; the search runs at once
     explorer.debounce = 60
     explorer.query.value = "testing feedback"
@@ -227,10 +247,12 @@ def test_file_text_is_escaped_everywhere(orchestrator: Path) -> None:
     explorer.query.value = "injected payload"
     cards = _cards(explorer)
     evil = next(card for card in cards if "memory/evil.md" in card)
-    assert "<script>" not in evil and "<img" not in evil
+    assert "<script>" not in evil
+    assert "<img" not in evil
     assert "&lt;script&gt;" in evil
     explorer.show(next(r for r in explorer.response.results if r.path == "memory/evil.md"))  # type: ignore[union-attr]
-    assert "<script>" not in explorer.preview.value and "<img" not in explorer.preview.value
+    assert "<script>" not in explorer.preview.value
+    assert "<img" not in explorer.preview.value
     assert "&lt;script&gt;" in explorer.preview.value
     assert "<mark>Injected</mark>" in explorer.preview.value
 
@@ -259,24 +281,33 @@ def test_board_table_flags_and_diagnostics(flat: Path) -> None:
     assert board.messages.error_text == ""
     assert set(board.names) == {"feature-recall-fallback", "fix-index-parser", "Draft_Notes"}
     cells = [c.value if hasattr(c, "value") else c.description for c in board.table.children]
-    assert cells[:6] == [f"<b>{c}</b>" for c in ("checkpoint", "branch", "saved", "age", "flags", "diagnostics")]
+    assert cells[:6] == [
+        f"<b>{c}</b>" for c in ("checkpoint", "branch", "saved", "age", "flags", "diagnostics")
+    ]
     row = cells.index("fix-index-parser")
     assert cells[row + 1] == "main"
     assert cells[row + 2] == "2026-10-02 09:15"
     assert cells[row + 3] == "59 d"
-    assert "stale" in cells[row + 4] and "other branch" not in cells[row + 4]
+    assert "stale" in cells[row + 4]
+    assert "other branch" not in cells[row + 4]
     other = cells.index("feature-recall-fallback")
     assert "other branch" in cells[other + 4]
     draft = cells.index("Draft_Notes")
-    assert int(cells[draft + 5].rsplit(">", 2)[-2].split("<")[0]) == len(board.diagnostics["Draft_Notes"]) > 0
+    assert (
+        int(cells[draft + 5].rsplit(">", 2)[-2].split("<")[0])
+        == len(board.diagnostics["Draft_Notes"])
+        > 0
+    )
     # clicking a name renders the checkpoint and lists its diagnostics
     button = next(c for c in board.table.children if getattr(c, "description", "") == "Draft_Notes")
     button.click()
-    assert board.selected == "Draft_Notes" and button.button_style == "info"
+    assert board.selected == "Draft_Notes"
+    assert button.button_style == "info"
     assert f"{len(board.diagnostics['Draft_Notes'])} diagnostic" in board.detail.value
     assert board.diagnostics["Draft_Notes"][0].code in board.detail.value
     assert "checkpoint-Draft_Notes.md" in board.detail.value
-    assert not board.resume_button.disabled and not board.clear_button.disabled
+    assert not board.resume_button.disabled
+    assert not board.clear_button.disabled
 
 
 def test_board_save_resume_clear(flat: Path) -> None:
@@ -288,7 +319,8 @@ def test_board_save_resume_clear(flat: Path) -> None:
     assert board.messages.error_text == ""
     assert 'Checkpoint "notebook-widgets" saved' in board.messages.note_text
     assert (flat / "checkpoint-notebook-widgets.md").is_file()
-    assert "notebook-widgets" in board.names and board.selected == "notebook-widgets"
+    assert "notebook-widgets" in board.names
+    assert board.selected == "notebook-widgets"
     assert "Widgets for recall and checkpoints" in (flat / "MEMORY.md").read_text(encoding="utf-8")
 
     board.resume_button.click()
@@ -303,7 +335,8 @@ def test_board_save_resume_clear(flat: Path) -> None:
     board.clear_button.click()
     board.confirm_button.click()
     assert not (flat / "checkpoint-notebook-widgets.md").exists()
-    assert "notebook-widgets" not in board.names and board.selected is None
+    assert "notebook-widgets" not in board.names
+    assert board.selected is None
     assert "notebook-widgets" not in (flat / "MEMORY.md").read_text(encoding="utf-8")
     assert board.resume_button.disabled
 
@@ -323,7 +356,9 @@ def test_board_refuses_escaping_names_and_nameless_saves(flat: Path) -> None:
 # --- MemoryMap -------------------------------------------------------------------------------
 
 
-def test_map_is_a_treemap_before_backfill_then_points_linked_to_the_explorer(orchestrator: Path) -> None:
+def test_map_is_a_treemap_before_backfill_then_points_linked_to_the_explorer(
+    orchestrator: Path,
+) -> None:
     explorer = RecallExplorer(orchestrator, model=HASH, debounce=0)
     memory_map = MemoryMap(explorer=explorer)
     assert memory_map.root == orchestrator.resolve()
@@ -331,13 +366,18 @@ def test_map_is_a_treemap_before_backfill_then_points_linked_to_the_explorer(orc
     assert memory_map.picture.value.count('<rect class="memls-file"') == len(memory_map.files) > 3
     assert "LOG.md" in memory_map.picture.value
     memory_map.picker.value = next(i for i, f in enumerate(memory_map.files) if f.path == "LOG.md")
-    assert "LOG.md:1" in explorer.preview.value and "<h2>" in explorer.preview.value
+    assert "LOG.md:1" in explorer.preview.value
+    assert "<h2>" in explorer.preview.value
 
     explorer.backfill_button.click()
     assert explorer.wait(60)
     assert memory_map.mode == "embeddings"  # the explorer's backfill redrew the map
     chunks = explorer.refresh_status()["chunks_total"]  # type: ignore[index]
-    assert memory_map.picture.value.count('<circle class="memls-point"') == chunks == len(memory_map.points)
+    assert (
+        memory_map.picture.value.count('<circle class="memls-point"')
+        == chunks
+        == len(memory_map.points)
+    )
     assert len(memory_map.picker.options) == chunks
     assert memory_map.picture.value.count("<title>") == chunks
     assert "#1 " in memory_map.picture.value
@@ -370,7 +410,10 @@ def test_squarify_tiles_the_area_in_proportion() -> None:
     areas = [w * h for _, _, w, h in rects]
     assert np.allclose(areas, [v / sum(values) * 400 * 200 for v in values])
     for x, y, w, h in rects:
-        assert -1e-9 <= x and x + w <= 400 + 1e-9 and -1e-9 <= y and y + h <= 200 + 1e-9
+        assert x >= -1e-9
+        assert x + w <= 400 + 1e-9
+        assert y >= -1e-9
+        assert y + h <= 200 + 1e-9
     for i, a in enumerate(rects):
         for b in rects[i + 1 :]:
             overlap_w = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
