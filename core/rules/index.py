@@ -25,10 +25,12 @@ from memls.core.model import (
 )
 from memls.core.rules import Rule, RuleContext
 from memls.core.rules.checkpoint import CheckpointFacts, checkpoint_facts
+from memls.core.workspace import Workspace
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 RESUME_LINE = "Resume any: `continue` or `continue {name}`"
 DEFAULT_TITLE = "Project Memory"
+_TARGETS_KEY = "memls.rules.index.pointer_targets"
 
 RULES = (
     Rule(
@@ -224,8 +226,9 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         yield first
     section = active_section(doc)
     found = bullets(doc, section) if section is not None else []
-    yield from _check_bullets(ctx, found)
-    yield from _check_missing(ctx, section, found)
+    facts = _facts(ctx)
+    yield from _check_bullets(ctx, found, facts)
+    yield from _check_missing(ctx, section, found, facts)
     if section is not None:
         yield from _check_layout(ctx, section, found)
     for sec in doc.sections:
@@ -295,9 +298,10 @@ def _facts(ctx: RuleContext) -> dict[str, CheckpointFacts | None]:
     return out
 
 
-def _check_bullets(ctx: RuleContext, found: list[Bullet]) -> Iterator[Diagnostic]:
+def _check_bullets(
+    ctx: RuleContext, found: list[Bullet], facts: dict[str, CheckpointFacts | None]
+) -> Iterator[Diagnostic]:
     doc = ctx.doc
-    facts = _facts(ctx)
     seen: set[str] = set()
     for b in found:
         item = b.item
@@ -377,14 +381,16 @@ def _form_problem(ctx: RuleContext, b: Bullet, fact: CheckpointFacts | None) -> 
 
 
 def _check_missing(
-    ctx: RuleContext, section: Section | None, found: list[Bullet]
+    ctx: RuleContext,
+    section: Section | None,
+    found: list[Bullet],
+    facts: dict[str, CheckpointFacts | None],
 ) -> Iterator[Diagnostic]:
     doc = ctx.doc
     named = {b.name for b in found}
-    missing = [name for name in sorted(ctx.workspace.checkpoints()) if name not in named]
+    missing = [name for name in sorted(facts) if name not in named]
     if not missing:
         return
-    facts = _facts(ctx)
     eol = doc.eol
     for name in missing:
         fact = facts.get(name)
@@ -474,13 +480,14 @@ def _check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
 def _check_unreferenced(ctx: RuleContext) -> Iterator[Diagnostic]:
     ws = ctx.workspace
     doc = ctx.doc
-    if ws.index() is None or doc.path.parent.name == "transcripts":
+    index = ws.index()
+    if index is None or doc.path.parent.name == "transcripts":
         return
     try:
         resolved = doc.path.resolve()
     except OSError:
         return
-    if resolved in ws.pointer_targets():
+    if resolved in _pointer_targets(ws, index):
         return
     rel = Path(os.path.relpath(doc.path, ws.index_path.parent)).as_posix()
     yield ctx.diag(
@@ -489,6 +496,16 @@ def _check_unreferenced(ctx: RuleContext) -> Iterator[Diagnostic]:
         f"({rel})`) so the memory is found, or delete the file",
         Range.line(0, min(len(doc.line_text(0)), 1000)),
     )
+
+
+def _pointer_targets(ws: Workspace, index: Document) -> frozenset[Path]:
+    """The index's pointer targets, cached on the parsed index (re-parsed when it changes)."""
+    cached = index.extra.get(_TARGETS_KEY)
+    if isinstance(cached, frozenset):
+        return cached
+    targets = frozenset(ws.pointer_targets())
+    index.extra[_TARGETS_KEY] = targets
+    return targets
 
 
 def _check_limits(ctx: RuleContext) -> Diagnostic | None:
