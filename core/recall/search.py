@@ -9,9 +9,11 @@ filtered search costs the same as an unfiltered one.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from fnmatch import fnmatchcase
@@ -32,7 +34,33 @@ MMR_LAMBDA = 0.5
 """MMR trade-off: 1.0 is pure relevance, 0.0 pure diversity."""
 SNIPPET_CHARS = 200
 
+_PARALLEL_ROWS = 32_768
+"""Above this many vectors, scoring is split across threads."""
 _WORD = re.compile(r"\w+", re.UNICODE)
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(
+                max_workers=_workers(), thread_name_prefix="memls-recall-score"
+            )
+        return _POOL
+
+
+def _workers() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def _blocks(rows: int) -> list[tuple[int, int]]:
+    parts = _workers()
+    step = -(-rows // parts)
+    return [(a, min(rows, a + step)) for a in range(0, rows, step)]
+
+
 _RELATIVE = re.compile(r"^(\d+)\s*([hdwm])$")
 _GLOB_CHARS = frozenset("*?[")
 
@@ -195,8 +223,22 @@ class VectorIndex:
             raise ValueError(
                 f"query vector has {query.shape[0]} dimensions, the store holds {self.dimensions}"
             )
-        result: npt.NDArray[np.float32] = self.matrix @ (query / norm)
-        return result
+        query = query / norm
+        out = np.empty(self.size, dtype=np.float32)
+        if self.size < _PARALLEL_ROWS:
+            np.einsum("ij,j->i", self.matrix, query, out=out)
+            return out
+        # einsum's own SIMD loop, one row block per thread (it releases the GIL); OpenBLAS's
+        # threaded gemv spins and stalls on a busy machine, this does not.
+        blocks = _blocks(self.size)
+        pool = _pool()
+        futures = [
+            pool.submit(np.einsum, "ij,j->i", self.matrix[a:b], query, out=out[a:b])
+            for a, b in blocks
+        ]
+        for future in futures:
+            future.result()
+        return out
 
     def top(
         self, vector: Sequence[float], k: int, filters: Filters = Filters()
