@@ -280,7 +280,9 @@ class RecallExplorer:
                 description="Preview", icon="eye", layout=w.Layout(width="auto", min_width="90px")
             )
             button.on_click(lambda _b, res=result: self.show(res))
-            row = w.HBox([card, button], layout=w.Layout(width="100%", align_items="center"))
+            row = w.HBox(
+                [card, button], layout=w.Layout(width="100%", align_items="center", flex="0 0 auto")
+            )
             row.add_class("memls-row")
             rows.append(row)
         self.results.children = tuple(rows)
@@ -413,8 +415,10 @@ class RecallExplorer:
         self.progress.bar_style = "warning" if result.get("cancelled") else "success"
         if not result.get("cancelled"):
             self.progress.value = self.progress.max
-        self.progress_label.value = f'<span class="memls-status">{"cancelled" if result.get("cancelled") else "done"}</span>'
-        self.messages.show_note(str(result.get("message", "")))
+        state = "cancelled" if result.get("cancelled") else "done"
+        self.progress_label.value = (
+            f'<span class="memls-status">{state}: {r.esc(result.get("message", ""))}</span>'
+        )
         self.refresh_status()
         for listener in self.backfill_listeners:
             listener(result)

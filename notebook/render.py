@@ -66,6 +66,9 @@ CSS = """
 .memls-preview { border: 1px solid rgba(127,127,127,.25); border-radius: 4px; padding: 4px 12px;
   max-height: 420px; overflow: auto; }
 .memls-preview pre { white-space: pre-wrap; }
+.memls-preview h1 { font-size: 1.35em; margin: 8px 0 4px 0; }
+.memls-preview h2 { font-size: 1.2em; margin: 8px 0 4px 0; }
+.memls-preview h3, .memls-preview h4 { font-size: 1.05em; margin: 6px 0 3px 0; }
 .memls-table { border-collapse: collapse; }
 .memls-cell { padding: 3px 8px; border-bottom: 1px solid rgba(127,127,127,.2); }
 .memls-head { font-weight: 600; }
@@ -126,7 +129,7 @@ def _matches(token: str, terms: Iterable[str]) -> bool:
         if len(term) < 4:
             if folded == term:
                 return True
-        elif folded.startswith(term[: max(4, len(term) - 2)]):
+        elif folded.startswith(term[: max(4, len(term) - 3)]):
             return True
     return False
 

@@ -81,7 +81,7 @@ def test_fresh_root_shows_degraded_banner_until_backfill(orchestrator: Path) -> 
     assert "mode</b> semantic" in explorer.status_line.value
     assert HASH in explorer.status_line.value
     assert "last backfill</b> never" not in explorer.status_line.value
-    assert "Indexed" in explorer.messages.note_text
+    assert "done: Indexed" in explorer.progress_label.value
     assert explorer.last_backfill is not None
     assert explorer.last_backfill["embedded"] > 0
 
@@ -203,7 +203,7 @@ def test_cancel_stops_backfill_and_the_next_run_finishes(orchestrator: Path) -> 
     assert explorer.last_backfill is not None
     assert explorer.last_backfill["cancelled"]
     assert explorer.progress.bar_style == "warning"
-    assert "cancelled" in explorer.progress_label.value
+    assert "cancelled:" in explorer.progress_label.value
     assert explorer.progress.value < explorer.progress.max
     explorer._progress = original  # type: ignore[method-assign]
     explorer.start_backfill()
@@ -266,6 +266,8 @@ def test_highlight_keeps_real_brackets_and_entities() -> None:
         "<p class='amp'><mark>amp</mark> &amp; x</p>"
     )
     assert render.highlight("Testing tests", "tests") == "<mark>Testing</mark> <mark>tests</mark>"
+    # full-text snippets mark stemmed matches in brackets: "testing" found "Tests"
+    assert render.highlight("must [Tests] wait", "testing") == "must <mark>Tests</mark> wait"
 
 
 # --- CheckpointBoard -------------------------------------------------------------------------
