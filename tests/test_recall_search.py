@@ -177,3 +177,19 @@ def test_cache_follows_store_changes(root: Path) -> None:
     api.backfill(root)
     after = api.search(root, "pumpkins room sun", mode="semantic", limit=1)
     assert after.results[0].path == "memory/pumpkins.md"
+
+
+def test_threaded_scoring_matches_single_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    matrix = rng.standard_normal((1000, 16)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    labels = np.array(["topic"] * 1000)
+    index = engine.VectorIndex(np.arange(1000, dtype=np.int64), labels, labels, labels, matrix)
+    query = rng.standard_normal(16).tolist()
+    single = index.top(query, 10)
+    monkeypatch.setattr(engine, "_PARALLEL_ROWS", 10)
+    assert index.top(query, 10) == single
+    expected = np.argsort(-(matrix @ (np.array(query) / np.linalg.norm(query))))[:10]
+    assert [row for row, _ in single] == expected.tolist()
