@@ -284,3 +284,10 @@ __all__ = [
     "check",
     "content_hash",
 ]
+
+# Recall's MF003 provider: near-duplicate topic files from the recall store's precomputed
+# file vectors (cheap: cached per store generation, never embeds). Imported last because it
+# appends to SIMILARITY_PROVIDERS above.
+from memls.core.recall.similarity import recall_similarity  # noqa: E402
+
+SIMILARITY_PROVIDERS.append(recall_similarity)
