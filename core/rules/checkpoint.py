@@ -204,7 +204,8 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         yield ctx.diag(
             "CP040",
             f"file name {doc.name} is not in sanitized form: rename it to {target} "
-            "(lowercase, `/` replaced by `-`, no leading `-`) so `continue {name}` finds it",
+            "(lowercase, `/` replaced by `-`, no leading `-`)"
+            + (f" so `continue {clean}` finds it" if clean else ""),
             anchor,
         )
 
@@ -245,6 +246,8 @@ def _check_title(ctx: RuleContext, name: str, title: _Title | None) -> Iterator[
     if title.title == wanted:
         return
     m = re.match(r"(?i)checkpoint\s*:\s*(?P<name>.*)$", title.title)
+    if m and sanitized_name(name) != name and m.group("name").strip() == sanitized_name(name):
+        return  # the title already has the sanitized name; CP040 asks to rename the file
     if m and m.group("name").strip() and m.group("name").strip() != name:
         what = f"title names checkpoint `{m.group('name').strip()}` but the file is {doc.name}"
     else:
