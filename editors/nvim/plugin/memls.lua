@@ -1,0 +1,120 @@
+-- memls: attach the language server to memory files only, and add user commands.
+--   :MemlsCheckpointSave [name]   save a checkpoint (name: the branch when omitted)
+--   :MemlsResume [name]           resume a checkpoint (opens it)
+--   :MemlsRecall {query}          search memory and transcripts into the quickfix list
+-- Set `vim.g.memls_no_enable = true` before this runs to call vim.lsp.enable('memls') yourself.
+if vim.g.loaded_memls then
+  return
+end
+vim.g.loaded_memls = true
+
+local function exists(path)
+  return vim.uv.fs_stat(path) ~= nil
+end
+
+local function is_root(dir)
+  return exists(dir .. '/MEMORY.md') or exists(dir .. '/LOG.md')
+end
+
+--- The memory root a file belongs to, or nil when it is not a memory file.
+local function memory_root(path)
+  if path == '' then
+    return nil
+  end
+  local name = vim.fs.basename(path)
+  local dir = vim.fs.dirname(path)
+  local parent = vim.fs.dirname(dir)
+  if name:sub(-3) ~= '.md' then
+    return nil
+  end
+  if vim.fs.basename(dir) == 'memory' and exists(parent .. '/LOG.md') then
+    return parent -- orchestrator layout: memory/*.md belong to the root above
+  end
+  if name == '.handoff.md' and vim.fs.basename(dir) == 'transcripts' then
+    return parent
+  end
+  local named = name == 'MEMORY.md' or name == 'LOG.md' or name == '.handoff.md'
+    or name:match('^checkpoint%-.+%.md$') ~= nil
+  if named or is_root(dir) then
+    return dir
+  end
+  return nil
+end
+
+vim.lsp.config('memls', {
+  root_dir = function(bufnr, on_dir)
+    local root = memory_root(vim.api.nvim_buf_get_name(bufnr))
+    if root then
+      on_dir(root)
+    end
+  end,
+})
+
+if not vim.g.memls_no_enable then
+  vim.lsp.enable('memls')
+end
+
+local function client()
+  local clients = vim.lsp.get_clients({ name = 'memls', bufnr = 0 })
+  if #clients == 0 then
+    clients = vim.lsp.get_clients({ name = 'memls' })
+  end
+  if #clients == 0 then
+    vim.notify('memls: no language server running (open a memory file first)', vim.log.levels.WARN)
+    return nil
+  end
+  return clients[1]
+end
+
+local function execute(command, args, on_result)
+  local c = client()
+  if not c then
+    return
+  end
+  args.uri = args.uri or vim.uri_from_bufnr(0)
+  c:request('workspace/executeCommand', { command = command, arguments = { args } }, function(err, result)
+    if err then
+      vim.notify('memls: ' .. (err.message or tostring(err)), vim.log.levels.ERROR)
+      return
+    end
+    if on_result then
+      on_result(result)
+    end
+  end, 0)
+end
+
+vim.api.nvim_create_user_command('MemlsCheckpointSave', function(opts)
+  local args = {}
+  if opts.args ~= '' then
+    args.name = opts.args
+  end
+  execute('memls.checkpoint.save', args)
+end, { nargs = '?', desc = 'memls: save a checkpoint' })
+
+vim.api.nvim_create_user_command('MemlsResume', function(opts)
+  local args = {}
+  if opts.args ~= '' then
+    args.name = opts.args
+  end
+  execute('memls.checkpoint.resume', args)
+end, { nargs = '?', desc = 'memls: resume a checkpoint' })
+
+vim.api.nvim_create_user_command('MemlsRecall', function(opts)
+  execute('memls.recall.search', { query = opts.args }, function(result)
+    local items = {}
+    for _, r in ipairs((result or {}).results or {}) do
+      table.insert(items, {
+        filename = r.path,
+        lnum = r.start_line + 1,
+        end_lnum = r.end_line + 1,
+        text = string.format('[%s %.3f] %s', r.kind, r.score, (r.heading or r.snippet or ''):gsub('\n', ' ')),
+      })
+    end
+    vim.fn.setqflist({}, ' ', { title = 'memls recall: ' .. opts.args, items = items })
+    if #items > 0 then
+      vim.cmd('copen')
+    else
+      vim.notify('memls: no recall results for ' .. opts.args, vim.log.levels.INFO)
+    end
+  end)
+end, { nargs = '+', desc = 'memls: recall search into the quickfix list' })

