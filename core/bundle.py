@@ -7,9 +7,10 @@ bundle operations (approve, status) edit the lines it points at.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 
-from memls.core.model import Document, Range, Section
+from memls.core.model import Document, ListItem, Range, Section
 
 STEPS: tuple[str, ...] = ("memory", "index", "log", "transcript", "recall")
 """The five steps of a complete bundle, in the order the spec lists them."""
@@ -87,7 +88,7 @@ def parse_bundle(doc: Document, section: Section) -> Bundle:
             approved_line = ln
             break
     items: list[BundleItem] = []
-    for item in doc.items_in(section):
+    for item in _items_between(doc, section.body_start, section.end_line):
         if item.checked is None or item.line == approved_line:
             continue
         line = doc.line_text(item.line)
@@ -100,6 +101,17 @@ def parse_bundle(doc: Document, section: Section) -> Bundle:
             )
         )
     return Bundle(approved, approved_line, tuple(items), section)
+
+
+def _items_between(doc: Document, start: int, end: int) -> list[ListItem]:
+    """Items on lines [start, end): a bisection, since a LOG may hold thousands of bundles."""
+    items = doc.items
+    i = bisect_left(items, start, key=lambda it: it.line)
+    out: list[ListItem] = []
+    while i < len(items) and items[i].line < end:
+        out.append(items[i])
+        i += 1
+    return out
 
 
 def find_bundles(doc: Document) -> list[Bundle]:

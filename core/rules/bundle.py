@@ -164,7 +164,7 @@ def _index_pointers(ctx: RuleContext, bundle: Bundle, item: BundleItem) -> Itera
             item.range,
         )
         return
-    targets = ws.pointer_targets()
+    targets = ws.memo("memls.bn.pointer_targets", ws.pointer_targets)
     wanted: list[str] = [t for t in _paths_in(item.text) if Path(t).name != "MEMORY.md"]
     for other in bundle.items:
         if other.kind == "memory":

@@ -178,7 +178,10 @@ def _decay(ctx: RuleContext) -> Iterator[Diagnostic]:
     when = _parse_day(anchor.value)
     if when is None:
         return
-    due = when + _dt.timedelta(days=days)
+    try:
+        due = when + _dt.timedelta(days=days)
+    except OverflowError:
+        return
     if due >= ctx.now:
         return
     yield ctx.diag(
