@@ -3,8 +3,9 @@
 MF003 has two sources of near-duplicates: the same content hash (here), and pairs that
 similarity providers report. A provider is any ``Callable[[Workspace], Iterable[(Path, Path,
 score)]]`` appended to :data:`SIMILARITY_PROVIDERS` (the recall helper registers one); pairs
-at or above ``Config.duplicate_threshold`` are reported. Providers run on every check of a
-topic file, so they must answer from their own cache and never block on embedding.
+at or above ``Config.duplicate_threshold`` are reported. Providers are asked once per
+workspace generation (every edit starts one), so they must answer from their own cache and
+never block on embedding; one that raises is skipped.
 """
 
 from __future__ import annotations
@@ -252,24 +253,37 @@ def _duplicates(ctx: RuleContext) -> Iterator[Diagnostic]:
                 first_line,
             )
     threshold = ctx.config.duplicate_threshold
-    for provider in list(SIMILARITY_PROVIDERS):
-        try:
-            pairs = list(provider(ws))
-        except Exception:  # a provider must never break checking
+    for a, b, score in _similar_pairs(ws):
+        if score < threshold:
             continue
-        for a, b, score in pairs:
-            if score < threshold:
+        partner = b if a == doc.path else a if b == doc.path else None
+        if partner is None or partner == doc.path or partner in reported:
+            continue
+        reported.add(partner)
+        yield ctx.diag(
+            "MF003",
+            f"near-duplicate of {_rel(ws.root, partner)} (similarity {score:.2f} ≥ "
+            f"{threshold:.2f}): merge the two memories into one file",
+            first_line,
+        )
+
+
+def _similar_pairs(ws: Workspace) -> list[tuple[Path, Path, float]]:
+    """Every provider's pairs, asked once per workspace generation (and provider set)."""
+    providers = list(SIMILARITY_PROVIDERS)
+
+    def compute() -> list[tuple[Path, Path, float]]:
+        pairs: list[tuple[Path, Path, float]] = []
+        for provider in providers:
+            try:
+                found = list(provider(ws))
+            except Exception:  # a provider must never break checking
                 continue
-            partner = b if a == doc.path else a if b == doc.path else None
-            if partner is None or partner == doc.path or partner in reported:
-                continue
-            reported.add(partner)
-            yield ctx.diag(
-                "MF003",
-                f"near-duplicate of {_rel(ws.root, partner)} (similarity {score:.2f} ≥ "
-                f"{threshold:.2f}): merge the two memories into one file",
-                first_line,
-            )
+            pairs.extend(found)
+        return pairs
+
+    key = "memls.mf.similar:" + ",".join(str(id(p)) for p in providers)
+    return ws.memo(key, compute)
 
 
 def _rel(root: Path, path: Path) -> str:
