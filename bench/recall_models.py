@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import random
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 
@@ -60,6 +63,28 @@ def _rate(encode: Callable[[list[str]], object], chunks: list[str]) -> tuple[flo
     return len(chunks) / (time.perf_counter() - wall), len(chunks) / (time.process_time() - cpu)
 
 
+def _minilm_rate(chunks: int, words: int) -> tuple[float, float]:
+    model = load_minilm()
+    return _rate(
+        lambda batch: model.encode(batch, batch_size=BATCH_SIZE), make_chunks(chunks, words)
+    )
+
+
+def _single_thread_rate(chunks: int, words: int) -> float | None:
+    """memls-minilm chunks/s in a child process whose BLAS runs one thread.
+
+    numpy's BLAS thread count is fixed at import, so only a fresh process can show it.
+    Skipped on one CPU or when this process is already limited to one thread.
+    """
+    if (os.cpu_count() or 1) < 2 or os.environ.get("OPENBLAS_NUM_THREADS") == "1":
+        return None
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    command = [sys.executable, __file__, "--minilm-rate", f"--chunks={chunks}", f"--words={words}"]
+    out = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
+    wall: float = json.loads(out)[0]
+    return wall
+
+
 def run(
     report: Callable[[str], None] = print, chunks: int = 256, words: int = 150
 ) -> dict[str, float]:
@@ -80,7 +105,7 @@ def run(
     )
     load = os.getloadavg()[0]
     report(f"  {os.cpu_count()} CPUs, load average {load:.1f} at start")
-    ours, ours_cpu = _rate(lambda batch: model.encode(batch, batch_size=BATCH_SIZE), texts)
+    ours, ours_cpu = _minilm_rate(chunks, words)
     results = {
         "minilm_chunks_per_s": ours,
         "minilm_chunks_per_cpu_s": ours_cpu,
@@ -92,6 +117,13 @@ def run(
         f"  memls-minilm (numpy):  {ours:8.1f} chunks/s  {ours_cpu:8.1f} per CPU-second"
         f"  (model load {load_s:.2f} s)"
     )
+    single = _single_thread_rate(chunks, words)
+    if single is not None:
+        results["minilm_chunks_per_s_1_thread"] = single
+        report(
+            f"  memls-minilm, 1 thread:{single:8.1f} chunks/s"
+            "  (child process with OPENBLAS_NUM_THREADS=1)"
+        )
     hashed, hashed_cpu = _rate(lambda batch: [hash_vector(t) for t in batch], texts)
     results["hash_chunks_per_s"] = hashed
     report(f"  memls-hash:            {hashed:8.1f} chunks/s  {hashed_cpu:8.1f} per CPU-second")
@@ -124,7 +156,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=256, help="number of chunks to embed")
     parser.add_argument("--words", type=int, default=150, help="words per chunk")
+    parser.add_argument("--minilm-rate", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.minilm_rate:  # the child of _single_thread_rate
+        print(json.dumps(_minilm_rate(args.chunks, args.words)))
+        return
     run(chunks=args.chunks, words=args.words)
 
 
