@@ -57,10 +57,14 @@ def main() -> None:
         memls_check()  # warm imports and caches of the rule modules
         t_mistune = timed(mistune_parse, repeat=3)
         t_memls = timed(memls_check, repeat=3)
-        print(f"mistune full AST parse : {t_mistune:.3f} s  ({len(texts) / t_mistune:,.0f} files/s)")
+        print(
+            f"mistune full AST parse : {t_mistune:.3f} s  ({len(texts) / t_mistune:,.0f} files/s)"
+        )
         print(f"memls check (all rules): {t_memls:.3f} s  ({len(texts) / t_memls:,.0f} files/s)")
         ratio = t_mistune / t_memls
-        print(f"throughput ratio memls/mistune = {ratio:.2f}  (target ≥ 1.0) {'PASS' if ratio >= 1.0 else 'MISS'}")
+        print(
+            f"throughput ratio memls/mistune = {ratio:.2f}  (target ≥ 1.0) {'PASS' if ratio >= 1.0 else 'MISS'}"
+        )
 
         one = paths[0]
         walls = []
@@ -74,7 +78,9 @@ def main() -> None:
             )
             walls.append(time.perf_counter() - start)
         wall = statistics.median(walls)
-        print(f"memls check on one file: {wall:.3f} s wall, median of 7  (target ≤ 0.35) {'PASS' if wall <= 0.35 else 'MISS'}")
+        print(
+            f"memls check on one file: {wall:.3f} s wall, median of 7  (target ≤ 0.35) {'PASS' if wall <= 0.35 else 'MISS'}"
+        )
 
 
 if __name__ == "__main__":

@@ -8,11 +8,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-WORDS = (
-    "recall checkpoint branch index memory session handoff verify bundle approve "
-    "parser fixture server client token commit snapshot fallback embedding search "
-    "decision failed approach module cache latency review migrate pointer topic"
-).split()
+WORDS = ["recall", "checkpoint", "branch", "index", "memory", "session", "handoff", "verify", "bundle", "approve", "parser", "fixture", "server", "client", "token", "commit", "snapshot", "fallback", "embedding", "search", "decision", "failed", "approach", "module", "cache", "latency", "review", "migrate", "pointer", "topic"]
 
 
 def sentence(rng: random.Random, n: int = 12) -> str:
@@ -25,7 +21,12 @@ def checkpoint_text(rng: random.Random, name: str, size: int = 5000) -> str:
         f"## Next Action: {sentence(rng, 5)}\nEdit `core/{name}.py`: {sentence(rng)}\n\n## Done This Session\n",
     ]
     body = "".join(f"- {sentence(rng)}\n" for _ in range(8))
-    parts.append(body + "\n## Failed Approaches\n- " + sentence(rng) + "\n\n## Modified Files\n- core/x.py\n\n## Notes\n")
+    parts.append(
+        body
+        + "\n## Failed Approaches\n- "
+        + sentence(rng)
+        + "\n\n## Modified Files\n- core/x.py\n\n## Notes\n"
+    )
     text = "".join(parts)
     while len(text) < size:
         text += sentence(rng, 20) + " `code` and *emphasis* and [a link](topic.md)\n"
@@ -35,7 +36,9 @@ def checkpoint_text(rng: random.Random, name: str, size: int = 5000) -> str:
 def topic_text(rng: random.Random, size: int = 5000) -> str:
     text = "---\nname: t\ndescription: d\ntype: feedback\n---\n# Topic\n\n"
     while len(text) < size:
-        text += f"## {sentence(rng, 3)}\n\n" + "".join(f"- {sentence(rng)}\n" for _ in range(5)) + "\n"
+        text += (
+            f"## {sentence(rng, 3)}\n\n" + "".join(f"- {sentence(rng)}\n" for _ in range(5)) + "\n"
+        )
         text += "```python\nprint('hello')\n```\n\n" + sentence(rng, 30) + "\n\n"
     return text
 
@@ -71,7 +74,9 @@ def make_root(root: Path, files: int, seed: int = 7) -> list[Path]:
         paths.append(p)
     index = root / "MEMORY.md"
     index.write_text(
-        "# Project Memory\n\n## Active Checkpoints\n" + "\n".join(bullets) + "\n\nResume any: `continue` or `continue {name}`\n"
+        "# Project Memory\n\n## Active Checkpoints\n"
+        + "\n".join(bullets)
+        + "\n\nResume any: `continue` or `continue {name}`\n"
     )
     paths.append(index)
     return paths

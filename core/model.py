@@ -9,16 +9,17 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Position:
+class Position(NamedTuple):
+    """A 0-based (line, character) position; a tuple, so it orders and hashes cheaply."""
+
     line: int
     character: int
 
 
-@dataclass(frozen=True, slots=True)
-class Range:
+class Range(NamedTuple):
     start: Position
     end: Position
 

@@ -276,7 +276,7 @@ def _list_item(line: str, ln: int) -> ListItem | None:
         return None
     marker = m.group("marker")
     rest = m.group("rest") or ""
-    if marker in ("-", "*") and rest.strip() and set(line.strip()) <= {marker, " ", "\t"}:
+    if marker in ("-", "*") and rest[:1] == marker and set(line.strip()) <= {marker, " ", "\t"}:
         return None  # a thematic break such as "- - -"
     start = m.start("rest") if m.group("rest") is not None else len(line)
     checked: bool | None = None

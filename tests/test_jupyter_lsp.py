@@ -33,7 +33,11 @@ def _free_port() -> int:
 def jupyter(tmp_path: Path) -> Iterator[str]:
     port = _free_port()
     (tmp_path / "MEMORY.md").write_text("# Project Memory\n")
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg"), "JUPYTER_DATA_DIR": str(tmp_path / "data")}
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg"),
+        "JUPYTER_DATA_DIR": str(tmp_path / "data"),
+    }
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -79,9 +83,12 @@ def test_status_lists_memls_and_websocket_initializes(jupyter: str, tmp_path: Pa
         status = json.load(resp)
     specs = status["specs"]
     assert "memls" in specs, sorted(specs)
-    spec = specs["memls"]
-    assert spec["argv"][-2:] == ["-m", "memls.lsp"]
+    spec = specs[
+        "memls"
+    ]  # jupyter-lsp hides argv in /lsp/status; the spec function is checked below
+    assert spec["display_name"] == "memls"
     assert "markdown" in spec["languages"]
+    assert "memls" in status["sessions"]
 
     async def initialize() -> dict[str, object]:
         url = jupyter.replace("http://", "ws://") + "/lsp/ws/memls"
@@ -102,4 +109,12 @@ def test_status_lists_memls_and_websocket_initializes(jupyter: str, tmp_path: Pa
     assert "result" in response, response
     result = response["result"]
     assert isinstance(result, dict)
-    assert "capabilities" in result
+    assert result["serverInfo"]["name"] == "memls"
+    assert "textDocumentSync" in result["capabilities"]
+
+
+def test_spec_function_starts_this_interpreter() -> None:
+    from memls.lsp.jupyter_spec import spec
+
+    specs = spec(None)
+    assert specs["memls"]["argv"] == [sys.executable, "-m", "memls.lsp"]
