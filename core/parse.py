@@ -47,6 +47,7 @@ _SUPPRESS = re.compile(r"<!--\s*memls-disable(?P<next>-next-line)?(?P<codes>[^>]
 _FM_KEY = re.compile(r"^(?P<key>[A-Za-z_][\w-]*)\s*:\s?(?P<value>.*)$")
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
+_POSITIONED = frozenset(("heading", "block_code", "block_html"))
 MAX_PARSE_CHARS = 2_000_000  # beyond this, structure is read from the first part only
 
 
@@ -157,12 +158,12 @@ def parse_text(
     fences: list[tuple[int, int]] = []
     opaque: list[tuple[int, int]] = []  # line spans the line scan skips (code, HTML)
     for token in _block_tokens(src):
+        ttype = token["type"]
         start = token.get("_start")
-        if start is None:
+        if start is None or ttype not in _POSITIONED:
             continue
         first = src_index.position(start)[0]
         last = src_index.position(max(start, int(token.get("_end", start)) - 1))[0]
-        ttype = token["type"]
         if ttype == "heading":
             level = int(token.get("attrs", {}).get("level", 1))
             headings.append(_heading(lines[first], first, level))

@@ -50,7 +50,6 @@ SimilarityProvider = Callable[[Workspace], Iterable[tuple[Path, Path, float]]]
 SIMILARITY_PROVIDERS: list[SimilarityProvider] = []
 """Sources of (file, file, similarity) pairs for MF003 beyond identical content."""
 
-_WS = re.compile(r"\s+")
 _TRUE = {"true", "yes", "1", "on"}
 
 
@@ -213,7 +212,7 @@ def content_hash(doc: Document) -> str | None:
     if cached is not False:
         return cached if isinstance(cached, str) else None
     start = doc.frontmatter.end_line + 1 if doc.frontmatter is not None else 0
-    body = _WS.sub(" ", "\n".join(doc.lines[start:])).strip()
+    body = " ".join(" ".join(doc.lines[start:]).split())
     digest = hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest() if body else None
     doc.extra["memls.mf.hash"] = digest
     return digest
