@@ -9,73 +9,29 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
-import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.jupyter_server import running_jupyter
+
 websockets = pytest.importorskip("websockets")
 pytest.importorskip("jupyter_lsp")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def jupyter(tmp_path: Path) -> Iterator[str]:
-    port = _free_port()
     (tmp_path / "MEMORY.md").write_text("# Project Memory\n")
     env = {
         **os.environ,
         "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg"),
         "JUPYTER_DATA_DIR": str(tmp_path / "data"),
     }
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "jupyter_server",
-            "--no-browser",
-            "--allow-root",
-            f"--ServerApp.port={port}",
-            "--ServerApp.ip=127.0.0.1",
-            "--IdentityProvider.token=",
-            "--ServerApp.password=",
-            "--ServerApp.disable_check_xsrf=True",
-            f"--ServerApp.root_dir={tmp_path}",
-        ],
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env=env,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    try:
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/api/status", timeout=2):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    err = proc.stderr.read().decode() if proc.stderr else ""
-                    pytest.fail(f"jupyter server did not start: {err[-2000:]}")
-                time.sleep(0.2)
+    with running_jupyter("jupyter_server", tmp_path, env, tmp_path / "server.log") as base:
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def test_status_lists_memls_and_websocket_initializes(jupyter: str, tmp_path: Path) -> None:

@@ -12,16 +12,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.jupyter_server import running_jupyter
 from tests.test_notebook_exec import write_kernelspec
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -29,12 +25,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 PROJECT = Path(__file__).resolve().parents[1]
 ARTIFACTS = PROJECT / "tests" / "artifacts"
 CHROMIUM = Path("/usr/bin/chromium")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture
@@ -62,50 +52,12 @@ def lab(tmp_path: Path) -> Iterator[str]:
     settings = tmp_path / "config" / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
     (settings / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')
-    port = _free_port()
-    log = (tmp_path / "lab.log").open("wb")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "jupyterlab",
-            "--no-browser",
-            "--allow-root",
-            "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}",
-            "--IdentityProvider.token=",
-            "--ServerApp.password=",
-            f"--ServerApp.root_dir={notebooks}",
-            "--LabApp.expose_app_in_browser=True",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        ],
-        cwd=notebooks,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    try:
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/api/status", timeout=2):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(
-                        f"JupyterLab did not start:\n{(tmp_path / 'lab.log').read_text()[-3000:]}"
-                    )
-                time.sleep(0.2)
+    extra = [
+        "--LabApp.expose_app_in_browser=True",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
+    with running_jupyter("jupyterlab", notebooks, env, tmp_path / "lab.log", extra) as base:
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 def test_example_notebook_in_jupyterlab(lab: str) -> None:
