@@ -98,11 +98,14 @@ def gelu(x: npt.NDArray[Any]) -> npt.NDArray[Any]:
     comes from a table of exact values on a 1/128 grid plus a cubic Taylor step (error
     ~1e-10, far below float32 rounding). The work runs in cache-sized slices with reused
     buffers: on whole activations the dozen temporaries cost more than the matmuls.
-    The result has the dtype of ``x``.
+    float32 input (what the model runs) takes the faster ``_gelu_float32``. The result has
+    the dtype of ``x``.
     """
     import numpy as np
 
     dtype = np.dtype(x.dtype)
+    if dtype == np.float32:
+        return _gelu_float32(x)
     value, c1, c2, c3 = _erf_table(dtype)
     flat = np.ascontiguousarray(x).reshape(-1)
     out = np.empty_like(flat)
@@ -134,6 +137,67 @@ def gelu(x: npt.NDArray[Any]) -> npt.NDArray[Any]:
         np.multiply(t_, half, out=out[start : start + n])
     result: npt.NDArray[Any] = out.reshape(x.shape)
     return result
+
+
+def _gelu_float32(x: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """GELU for float32 with erf(z) = tanh(z * P(z * z)), P a polynomial fitted to erf.
+
+    Gathers from the erf table cost more than the arithmetic; this form needs only
+    multiply-adds and one vectorised tanh, and stays within ~2e-7 of erf (float32 keeps
+    ~6e-8 near 1), so the model's output does not move.
+    """
+    import numpy as np
+
+    coefficients = _erf_tanh_polynomial()
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty_like(flat)
+    size = max(1, min(_GELU_SLICE, flat.size))
+    z, z2, p = (np.empty(size, np.float32) for _ in range(3))
+    to_z = np.float32(1 / math.sqrt(2))
+    limit = np.float32(_ERF_TANH_LIMIT)
+    one, half = np.float32(1.0), np.float32(0.5)
+    for start in range(0, flat.size, size):
+        xs = flat[start : start + size]
+        n = xs.size
+        z_, z2_, p_ = z[:n], z2[:n], p[:n]
+        np.multiply(xs, to_z, out=z_)
+        np.clip(z_, -limit, limit, out=z_)
+        np.multiply(z_, z_, out=z2_)
+        p_.fill(coefficients[-1])
+        for c in coefficients[-2::-1]:
+            p_ *= z2_
+            p_ += c
+        p_ *= z_
+        np.tanh(p_, out=p_)  # erf(x / sqrt 2)
+        p_ += one
+        p_ *= xs
+        np.multiply(p_, half, out=out[start : start + n])
+    result: npt.NDArray[Any] = out.reshape(x.shape)
+    return result
+
+
+_ERF_TANH_LIMIT = 3.9  # erf(3.9) rounds to 1 in float32
+_ERF_TANH_DEGREE = 10
+_erf_tanh: list[Any] = []
+
+
+def _erf_tanh_polynomial() -> list[Any]:
+    """Coefficients (lowest first, in z*z) of P with tanh(z * P(z*z)) ~= erf(z), |z| <= 3.9.
+
+    A Chebyshev least-squares fit of atanh(erf(z)) / z, weighted by 1 - erf(z)^2 (the
+    slope of tanh there, so the fit minimises the error in erf itself), computed once.
+    """
+    if not _erf_tanh:
+        import numpy as np
+        from numpy.polynomial import Chebyshev, Polynomial
+
+        u = np.linspace(1e-8, _ERF_TANH_LIMIT**2, 4000)
+        z = np.sqrt(u)
+        erf = np.array([math.erf(v) for v in z])
+        target = np.arctanh(np.minimum(erf, 1 - 1e-16)) / z
+        fit = Chebyshev.fit(u, target, _ERF_TANH_DEGREE, w=np.sqrt(1 - erf * erf))
+        _erf_tanh.extend(np.float32(c) for c in fit.convert(kind=Polynomial).coef)
+    return _erf_tanh
 
 
 _erf_tables: dict[Any, tuple[Any, Any, Any, Any]] = {}
