@@ -44,7 +44,7 @@ class CheckpointBoard:
         self._name_buttons: dict[str, w.Button] = {}
 
         self.messages = r.Messages()
-        self.title = w.HTML('<div class="memls-title">Checkpoints</div>')
+        self.title = w.HTML(r.title_html("Checkpoints"))
         self.table = w.GridBox(
             [],
             layout=w.Layout(
@@ -112,13 +112,8 @@ class CheckpointBoard:
 
     @r.guarded(lambda self: self.messages)
     def _open(self, root: Path | str | None) -> None:
-        try:
-            self.root = r.find_root(root)
-        except FileNotFoundError:
-            for button in (self.refresh_button, self.save_button):
-                button.disabled = True
-            raise
-        self.title.value = f'<div class="memls-title">Checkpoints — <span class="memls-path">{r.esc(self.root)}</span></div>'
+        self.root = r.open_root(root, (self.refresh_button, self.save_button))
+        self.title.value = r.title_html("Checkpoints", self.root)
         self.refresh()
 
     # --- table ---------------------------------------------------------------------------

@@ -50,7 +50,7 @@ class RecallExplorer:
         self._cancel = threading.Event()
 
         self.messages = r.Messages()
-        self.title = w.HTML('<div class="memls-title">Recall explorer</div>')
+        self.title = w.HTML(r.title_html("Recall explorer"))
         self.status_line = w.HTML("")
         self.status_line.add_class("memls-box")
         self.banner = w.HTML("", layout=w.Layout(display="none"))
@@ -164,13 +164,8 @@ class RecallExplorer:
 
     @r.guarded(lambda self: self.messages)
     def _open(self, root: Path | str | None) -> None:
-        try:
-            self.root = r.find_root(root)
-        except FileNotFoundError:
-            for control in self._controls:
-                control.disabled = True
-            raise
-        self.title.value = f'<div class="memls-title">Recall explorer — <span class="memls-path">{r.esc(self.root)}</span></div>'
+        self.root = r.open_root(root, self._controls)
+        self.title.value = r.title_html("Recall explorer", self.root)
         self.refresh_status()
 
     # --- status --------------------------------------------------------------------------

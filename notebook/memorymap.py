@@ -274,7 +274,7 @@ class MemoryMap:
         self.total = 0
 
         self.messages = r.Messages()
-        self.title = w.HTML('<div class="memls-title">Memory map</div>')
+        self.title = w.HTML(r.title_html("Memory map"))
         self.caption = w.HTML("")
         self.caption.add_class("memls-box")
         self.picture = w.HTML("")
@@ -308,11 +308,7 @@ class MemoryMap:
     def _open(self, root: Path | str | None) -> None:
         if root is None and self.explorer is not None and self.explorer.root is not None:
             root = self.explorer.root
-        try:
-            self.root = r.find_root(root)
-        except FileNotFoundError:
-            self.refresh_button.disabled = True
-            raise
+        self.root = r.open_root(root, (self.refresh_button,))
         self.refresh()
 
     @property

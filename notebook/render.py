@@ -300,6 +300,23 @@ def find_root(root: Path | str | None) -> Path:
     return found
 
 
+def open_root(root: Path | str | None, controls: Iterable[w.Widget]) -> Path:
+    """Find the root; without one, disable the controls that would need it, then re-raise."""
+    try:
+        return find_root(root)
+    except FileNotFoundError:
+        for control in controls:
+            control.disabled = True
+        raise
+
+
+def title_html(label: str, root: Path | None = None) -> str:
+    """A widget's heading, naming the root once one is open."""
+    if root is None:
+        return f'<div class="memls-title">{label}</div>'
+    return f'<div class="memls-title">{label} — <span class="memls-path">{esc(root)}</span></div>'
+
+
 def hidden(widget: w.Widget, hide: bool) -> None:
     """Show or hide a widget without removing it from its box."""
     widget.layout.display = "none" if hide else None
