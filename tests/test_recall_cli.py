@@ -11,7 +11,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from memls.cli import main
-from tests.recall_fixtures import FakePlugin, fake_model_fixture  # noqa: F401
+from tests.recall_fixtures import RESULT_KEYS, FakePlugin, fake_model_fixture  # noqa: F401
 from tests.recall_fixtures.roots import write_root
 
 BIN = Path(sys.executable).parent
@@ -66,16 +66,7 @@ def test_cli_round_trip(tmp_path: Path, fake_model: FakePlugin) -> None:
     assert data["degraded"] is False
     assert len(data["results"]) == 2
     assert data["results"][0]["path"] == "memory/garden.md"
-    assert set(data["results"][0]) == {
-        "id",
-        "score",
-        "kind",
-        "path",
-        "start_line",
-        "end_line",
-        "heading",
-        "snippet",
-    }
+    assert set(data["results"][0]) == RESULT_KEYS
     code, out, err = _run(
         "search", "--root", root, "compost", "--kind", "log", "--since", "2026-11-25"
     )

@@ -11,7 +11,12 @@ from sqlite_utils import Database
 from memls.core.recall import api
 from memls.core.recall import search as engine
 from memls.core.recall.store import COLLECTION, RecallStore
-from tests.recall_fixtures import FakePlugin, fake_model_fixture, fake_vector  # noqa: F401
+from tests.recall_fixtures import (  # noqa: F401
+    RESULT_KEYS,
+    FakePlugin,
+    fake_model_fixture,
+    fake_vector,
+)
 from tests.recall_fixtures.roots import write_root
 
 
@@ -75,16 +80,7 @@ def test_hybrid_is_default_and_returns_result_objects(root: Path) -> None:
     top = response.results[0]
     assert top.id == "memory/garden.md#schedule"
     data = top.to_dict()
-    assert set(data) == {
-        "id",
-        "score",
-        "kind",
-        "path",
-        "start_line",
-        "end_line",
-        "heading",
-        "snippet",
-    }
+    assert set(data) == RESULT_KEYS
     assert data["path"] == "memory/garden.md"
     assert (data["start_line"], data["end_line"]) == (12, 13)
     assert data["heading"] == "Schedule"

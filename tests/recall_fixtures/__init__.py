@@ -19,6 +19,10 @@ from llm.plugins import pm
 
 FAKE_ID = "fake-embed"
 DIMS = 64
+# The keys of one search result, in ``--json`` output and ``SearchResult.to_dict()`` alike.
+RESULT_KEYS = frozenset(
+    {"id", "score", "kind", "path", "start_line", "end_line", "heading", "snippet"}
+)
 _WORD = re.compile(r"[a-z0-9]+")
 
 
