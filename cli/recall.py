@@ -5,14 +5,18 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, NoReturn, ParamSpec, TypeVar
 
 import click
 
 from memls.cli.common import resolve_root, root_option
 from memls.core.config import ConfigError
 from memls.core.recall.chunking import KINDS
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 _MODEL_HELP = "Embedding model id (any llm embedding model; overrides recall_model in the config)."
 
@@ -22,9 +26,19 @@ def recall() -> None:
     """Index memory files and transcripts, and search them (semantic, text or hybrid)."""
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     click.echo(f"memls recall: {message}", err=True)
     sys.exit(2)
+
+
+def _on_root(
+    call: Callable[Concatenate[Path, P], T], root: Path | None, *args: P.args, **kwargs: P.kwargs
+) -> T:
+    """Run a recall API call on the command's root; a bad config ends the command (status 2)."""
+    try:
+        return call(resolve_root(root), *args, **kwargs)
+    except ConfigError as exc:
+        _fail(str(exc))
 
 
 def _when(record: Any) -> str:
@@ -41,11 +55,7 @@ def status(root: Path | None, model: str | None, as_json: bool) -> None:
     """Show the recall mode (semantic, text or unavailable), model, chunk counts and last runs."""
     from memls.core.recall import api
 
-    try:
-        info = api.status(resolve_root(root), model=model)
-    except ConfigError as exc:
-        _fail(str(exc))
-        return
+    info = _on_root(api.status, root, model=model)
     if as_json:
         click.echo(json.dumps(info, indent=2, sort_keys=True))
         return
@@ -108,12 +118,7 @@ def backfill(root: Path | None, model: str | None, full: bool, as_json: bool) ->
     bar = _Bar()
     cancel = threading.Event()
     try:
-        result = api.backfill(
-            resolve_root(root), model=model, full=full, progress=bar, cancel=cancel
-        )
-    except ConfigError as exc:
-        _fail(str(exc))
-        return
+        result = _on_root(api.backfill, root, model=model, full=full, progress=bar, cancel=cancel)
     except KeyboardInterrupt:
         bar.close()
         click.echo("Backfill interrupted; finished files and batches are kept.", err=True)
@@ -204,7 +209,6 @@ def search(
         )
     except (ValueError, ConfigError) as exc:
         _fail(str(exc))
-        return
     if as_json:
         click.echo(json.dumps(response.to_dict(), indent=2))
         return
@@ -232,11 +236,7 @@ def verify(root: Path | None, model: str | None, as_json: bool) -> None:
     """
     from memls.core.recall import api
 
-    try:
-        outcome = api.verify(resolve_root(root), model=model)
-    except ConfigError as exc:
-        _fail(str(exc))
-        return
+    outcome = _on_root(api.verify, root, model=model)
     if as_json:
         click.echo(json.dumps(outcome, indent=2, sort_keys=True))
     else:
