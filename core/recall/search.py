@@ -14,7 +14,7 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
@@ -440,21 +440,7 @@ def rrf(rankings: Sequence[Sequence[Hit]], k: int = RRF_K) -> list[Hit]:
             scores[hit.rid] = scores.get(hit.rid, 0.0) + 1.0 / (k + rank)
             first.setdefault(hit.rid, hit)
     order = sorted(scores, key=lambda rid: -scores[rid])
-    return [_with_score(first[rid], scores[rid]) for rid in order]
-
-
-def _with_score(hit: Hit, score: float) -> Hit:
-    return Hit(
-        rid=hit.rid,
-        id=hit.id,
-        score=score,
-        kind=hit.kind,
-        path=hit.path,
-        start_line=hit.start_line,
-        end_line=hit.end_line,
-        heading=hit.heading,
-        snippet=hit.snippet,
-    )
+    return [replace(first[rid], score=scores[rid]) for rid in order]
 
 
 def mmr(
