@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import click
@@ -13,6 +11,7 @@ import jsonschema
 import pytest
 
 from memls.cli.check import rules_markdown
+from tests.cli_helpers import run_memls
 
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -55,7 +54,12 @@ SARIF_SUBSET = {
                                                     "type": "object",
                                                     "properties": {
                                                         "level": {
-                                                            "enum": ["none", "note", "warning", "error"]
+                                                            "enum": [
+                                                                "none",
+                                                                "note",
+                                                                "warning",
+                                                                "error",
+                                                            ]
                                                         }
                                                     },
                                                 },
@@ -98,10 +102,22 @@ SARIF_SUBSET = {
                                                     "region": {
                                                         "type": "object",
                                                         "properties": {
-                                                            "startLine": {"type": "integer", "minimum": 1},
-                                                            "startColumn": {"type": "integer", "minimum": 1},
-                                                            "endLine": {"type": "integer", "minimum": 1},
-                                                            "endColumn": {"type": "integer", "minimum": 1},
+                                                            "startLine": {
+                                                                "type": "integer",
+                                                                "minimum": 1,
+                                                            },
+                                                            "startColumn": {
+                                                                "type": "integer",
+                                                                "minimum": 1,
+                                                            },
+                                                            "endLine": {
+                                                                "type": "integer",
+                                                                "minimum": 1,
+                                                            },
+                                                            "endColumn": {
+                                                                "type": "integer",
+                                                                "minimum": 1,
+                                                            },
                                                         },
                                                     },
                                                 },
@@ -119,12 +135,6 @@ SARIF_SUBSET = {
 }
 
 
-def memls(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memls", *args], cwd=cwd, capture_output=True, text=True, check=False
-    )
-
-
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     (tmp_path / "MEMORY.md").write_bytes(b"# Project Memory\n\nok\nbad \xff byte\n")
@@ -133,21 +143,21 @@ def root(tmp_path: Path) -> Path:
 
 
 def test_text_output_and_exit_code(root: Path) -> None:
-    proc = memls("check", "--select", "SZ", cwd=root)
+    proc = run_memls("check", "--select", "SZ", cwd=root)
     assert proc.returncode == 1
     assert re.search(r"^MEMORY\.md:4:5: SZ001 invalid UTF-8", proc.stdout, re.M)
     assert "Found 1 problem (1 error)." in proc.stdout
 
 
 def test_exit_zero_and_ignore(root: Path) -> None:
-    assert memls("check", "--select", "SZ", "--exit-zero", cwd=root).returncode == 0
-    proc = memls("check", "--select", "SZ", "--ignore", "SZ001", cwd=root)
+    assert run_memls("check", "--select", "SZ", "--exit-zero", cwd=root).returncode == 0
+    proc = run_memls("check", "--select", "SZ", "--ignore", "SZ001", cwd=root)
     assert proc.returncode == 0
     assert "All checks passed." in proc.stdout
 
 
 def test_json_output(root: Path) -> None:
-    proc = memls("check", "--select", "SZ", "--format", "json", cwd=root)
+    proc = run_memls("check", "--select", "SZ", "--format", "json", cwd=root)
     data = json.loads(proc.stdout)
     assert data == [
         {
@@ -165,7 +175,7 @@ def test_json_output(root: Path) -> None:
 
 
 def test_sarif_output_is_valid(root: Path) -> None:
-    proc = memls("check", "--format", "sarif", "--root", str(root), cwd=root)
+    proc = run_memls("check", "--format", "sarif", "--root", str(root), cwd=root)
     data = json.loads(proc.stdout)
     jsonschema.validate(data, SARIF_SUBSET)
     results = data["runs"][0]["results"]
@@ -177,26 +187,26 @@ def test_sarif_output_is_valid(root: Path) -> None:
 
 def test_paths_and_root_option(root: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     elsewhere = tmp_path_factory.mktemp("cwd")
-    proc = memls("check", "--select", "SZ", str(root / "topic.md"), cwd=elsewhere)
+    proc = run_memls("check", "--select", "SZ", str(root / "topic.md"), cwd=elsewhere)
     assert proc.returncode == 0, proc.stdout
-    proc = memls("check", "--select", "SZ", "--root", str(root), cwd=elsewhere)
+    proc = run_memls("check", "--select", "SZ", "--root", str(root), cwd=elsewhere)
     assert proc.returncode == 1
 
 
 def test_bad_config_is_a_clear_error(root: Path) -> None:
     (root / "memls.toml").write_text("stale_days = 'soon'\n")
-    proc = memls("check", cwd=root)
+    proc = run_memls("check", cwd=root)
     assert proc.returncode == 1
     assert "bad value for 'stale_days'" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
 def test_rules_and_version() -> None:
-    proc = memls("rules", "--format", "json", cwd=PROJECT)
+    proc = run_memls("rules", "--format", "json", cwd=PROJECT)
     codes = [r["code"] for r in json.loads(proc.stdout)]
     assert codes == sorted(codes)
     assert "SZ001" in codes
-    assert memls("--version", cwd=PROJECT).stdout.startswith("memls, version ")
+    assert run_memls("--version", cwd=PROJECT).stdout.startswith("memls, version ")
 
 
 def test_every_command_has_help() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from memls.core.ops.index import migrate_index
 from memls.core.parse import parse_file
 from memls.core.rules import check_document
 from memls.core.workspace import Workspace
+from tests.cli_helpers import memls_on
 
 NOW = dt.datetime(2026, 11, 30, 12, 0)
 LATER = dt.datetime(2026, 11, 30, 14, 7)
@@ -341,28 +341,20 @@ def test_saved_files_pass_the_checkpoint_rules(tmp_path: Path) -> None:
 
 
 # -- through the command line ------------------------------------------------
-def _memls(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memls", *args, "--root", str(root)],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
 def test_cli_save_resume_list_clear(tmp_path: Path) -> None:
-    saved = _memls(tmp_path, "checkpoint", "save", "Demo", "--next", "Try it", "--failed", "x — y")
+    saved = memls_on(
+        tmp_path, "checkpoint", "save", "Demo", "--next", "Try it", "--failed", "x — y"
+    )
     assert saved.returncode == 0, saved.stderr
     assert saved.stdout.startswith('Checkpoint "demo" saved -> checkpoint-demo.md\n\n/compact ')
-    listed = _memls(tmp_path, "checkpoint", "list", "--json")
+    listed = memls_on(tmp_path, "checkpoint", "list", "--json")
     assert '"name": "demo"' in listed.stdout
-    resumed = _memls(tmp_path, "checkpoint", "resume")
+    resumed = memls_on(tmp_path, "checkpoint", "resume")
     assert "⚠ Previously failed: x — y\nNext Action: Try it" in resumed.stdout
-    stale_sha = _memls(tmp_path, "checkpoint", "save", "demo", "--expect-sha", "0" * 64)
+    stale_sha = memls_on(tmp_path, "checkpoint", "save", "demo", "--expect-sha", "0" * 64)
     assert stale_sha.returncode == 3
     assert "sha256 is now" in stale_sha.stderr
-    cleared = _memls(tmp_path, "checkpoint", "clear", "demo")
+    cleared = memls_on(tmp_path, "checkpoint", "clear", "demo")
     assert cleared.stdout.strip() == 'Cleared checkpoint "demo"'
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from memls.core.fsutil import UnsafePathError
 from memls.core.gitfacade import Git
 from memls.core.ops.checkpoint import sanitize_name, save_checkpoint
 from memls.core.ops.log import append_log
+from tests.cli_helpers import run_memls
 
 NOW = dt.datetime(2026, 11, 30, 12, 0)
 
@@ -37,13 +37,7 @@ def layout(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def _save(root: Path, name: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memls", "checkpoint", "save", "--root", str(root), "--", name],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return run_memls("checkpoint", "save", "--root", str(root), "--", name, cwd=root)
 
 
 @pytest.mark.parametrize(

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ from memls.core.ops.log import append_log
 from memls.core.parse import parse_file
 from memls.core.rules import check_document
 from memls.core.workspace import Workspace
+from tests.cli_helpers import memls_on
 
 NOW = dt.datetime(2026, 11, 30, 12, 0)
 LATER = dt.datetime(2026, 11, 30, 14, 5)
@@ -36,16 +35,6 @@ def _codes(root: Path, name: str) -> list[str]:
     doc = ws.document(root / name)
     assert doc is not None
     return [d.code for d in check_document(ws, doc, now=LATER)]
-
-
-def _memls(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memls", *args, "--root", str(root)],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
 
 
 @pytest.fixture
@@ -95,13 +84,13 @@ def test_bundle_cli_and_ambiguity(bundled: Path) -> None:
     root = bundled.parent
     other = root / "checkpoint-other.md"
     other.write_text(bundled.read_text().replace("# Checkpoint: work", "# Checkpoint: other"))
-    proc = _memls(root, "bundle", "approve")
+    proc = memls_on(root, "bundle", "approve")
     assert proc.returncode == 2
     assert "Several open bundles" in proc.stderr
-    proc = _memls(root, "bundle", "approve", str(other))
+    proc = memls_on(root, "bundle", "approve", str(other))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("Approved the bundle in checkpoint-other.md:18")
-    status = _memls(root, "bundle", "status", "--json")
+    status = memls_on(root, "bundle", "status", "--json")
     assert '"transcript": "open"' in status.stdout  # the remaining open bundle is work's
 
 
@@ -121,7 +110,9 @@ def test_log_append_keeps_every_existing_byte(tmp_path: Path) -> None:
     log.write_bytes(original.encode())
     body = tmp_path / "body.md"
     body.write_text("Scope: recall.\n\n### Decisions\n- hybrid by default\n")
-    proc = _memls(tmp_path, "log", "append", "--title", "Recall fallback", "--body-file", str(body))
+    proc = memls_on(
+        tmp_path, "log", "append", "--title", "Recall fallback", "--body-file", str(body)
+    )
     assert proc.returncode == 0, proc.stderr
     data = log.read_bytes()
     assert data.startswith(original.encode())
@@ -202,7 +193,7 @@ def test_handoff_new_prefills_every_section(bundled: Path) -> None:
     assert "HO002" not in codes
     with pytest.raises(OpError, match="exists"):
         write_handoff(root, now=LATER, git=Git(root))
-    proc = _memls(root, "handoff", "new")
+    proc = memls_on(root, "handoff", "new")
     assert proc.returncode == 2
 
 
