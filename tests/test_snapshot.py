@@ -122,6 +122,18 @@ def first(repo: Repo) -> SnapshotResult:
     return result
 
 
+def assert_conflict_changes_nothing(
+    repo: Repo, result: SnapshotResult, current: str | None, objects: str
+) -> None:
+    """A conflict names the commit the ref holds and leaves the ref and the object store alone."""
+    assert result.status == "conflict"
+    assert result.commit == current
+    assert current
+    assert current in result.message
+    assert repo.ref() == current
+    assert repo.objects() == objects
+
+
 def cli(*args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(main, list(args), catch_exceptions=False)
     return result.exit_code, result.stdout, result.stderr
@@ -158,12 +170,7 @@ def test_initial_save_requires_absent_ref(repo: Repo) -> None:
     done = first(repo)
     objects = repo.objects()
     again = repo.save(initial=True)
-    assert again.status == "conflict"
-    assert again.commit == done.commit
-    assert done.commit
-    assert done.commit in again.message
-    assert repo.ref() == done.commit
-    assert repo.objects() == objects
+    assert_conflict_changes_nothing(repo, again, done.commit, objects)
 
 
 def test_later_save_must_name_prior_commit(repo: Repo) -> None:
@@ -190,14 +197,9 @@ def test_expect_mismatch_conflicts_naming_current_and_changes_nothing(repo: Repo
     (repo.root / "plan.md").write_text("# Plan\n\nStep three.\n")
     objects = repo.objects()
     stale = repo.save(expect=one.commit)
-    assert stale.status == "conflict"
+    assert_conflict_changes_nothing(repo, stale, two.commit, objects)
     assert not stale.changed
-    assert stale.commit == two.commit
     assert stale.previous == one.commit
-    assert two.commit
-    assert two.commit in stale.message
-    assert repo.ref() == two.commit
-    assert repo.objects() == objects
 
 
 def test_expect_on_absent_ref_conflicts(repo: Repo) -> None:
