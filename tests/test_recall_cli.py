@@ -99,34 +99,24 @@ def test_llm_similar_reads_a_memls_hash_store(tmp_path: Path) -> None:
     root = write_root(tmp_path, model="memls-hash")
     env = {**os.environ, "LLM_USER_PATH": str(tmp_path / "llm-home")}
     env.pop("LLM_LOAD_PLUGINS", None)
-    built = subprocess.run(
-        [str(BIN / "memls"), "recall", "backfill", "--root", str(root)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        timeout=120,
-    )
+
+    def run(program: str, *args: str) -> subprocess.CompletedProcess[str]:
+        """One of the venv's console scripts, as its own process with the test's environment."""
+        return subprocess.run(
+            [str(BIN / program), *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+            timeout=120,
+        )
+
+    built = run("memls", "recall", "backfill", "--root", str(root))
     assert built.returncode == 0, built.stderr
     assert "memls-hash" in built.stdout
     db = root / ".memls" / "recall.db"
-    found = subprocess.run(
-        [
-            str(BIN / "llm"),
-            "similar",
-            "memls",
-            "-d",
-            str(db),
-            "-c",
-            "drip line every morning at six",
-            "-n",
-            "3",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        timeout=120,
+    found = run(
+        "llm", "similar", "memls", "-d", str(db), "-c", "drip line every morning at six", "-n", "3"
     )
     assert found.returncode == 0, found.stderr
     rows = [json.loads(line) for line in found.stdout.splitlines() if line.strip()]
