@@ -74,7 +74,9 @@ async def run(checkpoints: int, edits: int, keep: Path | None) -> None:
     root = base / "mem"
     started = time.perf_counter()
     index = build_root(root, checkpoints)
-    print(f"root: {root} ({checkpoints} checkpoints, MEMORY.md {index.stat().st_size:,} bytes) built in {time.perf_counter() - started:.1f}s")
+    print(
+        f"root: {root} ({checkpoints} checkpoints, MEMORY.md {index.stat().st_size:,} bytes) built in {time.perf_counter() - started:.1f}s"
+    )
 
     client = LanguageClient("memls-bench", "1")
     ready = asyncio.Event()
@@ -113,7 +115,9 @@ async def run(checkpoints: int, edits: int, keep: Path | None) -> None:
     t0 = time.perf_counter()
     caps = types.ClientCapabilities(
         window=types.WindowClientCapabilities(work_done_progress=True),
-        general=types.GeneralClientCapabilities(position_encodings=[types.PositionEncodingKind.Utf16]),
+        general=types.GeneralClientCapabilities(
+            position_encodings=[types.PositionEncodingKind.Utf16]
+        ),
     )
     await client.initialize_async(
         types.InitializeParams(
@@ -162,10 +166,14 @@ async def run(checkpoints: int, edits: int, keep: Path | None) -> None:
     p50 = statistics.median(latencies)
     p95 = latencies[int(0.95 * (len(latencies) - 1))]
     print(f"initialize-to-ready: {ready_s * 1000:.0f} ms")
-    print(f"didChange -> publishDiagnostics over {edits} edits: p50 {p50:.1f} ms, p95 {p95:.1f} ms (target p95 <= 30 ms)"
-          f" [{'ok' if p95 <= 30 else 'OVER'}]; diagnostics per publish: {counts.get(version, 0)}")
-    print(f"server RSS: {rss_ready:.0f} MB when ready, {rss_now:.0f} MB after edits, peak {rss_peak:.0f} MB (target <= 200 MB)"
-          f" [{'ok' if rss_peak <= 200 else 'OVER'}]")
+    print(
+        f"didChange -> publishDiagnostics over {edits} edits: p50 {p50:.1f} ms, p95 {p95:.1f} ms (target p95 <= 30 ms)"
+        f" [{'ok' if p95 <= 30 else 'OVER'}]; diagnostics per publish: {counts.get(version, 0)}"
+    )
+    print(
+        f"server RSS: {rss_ready:.0f} MB when ready, {rss_now:.0f} MB after edits, peak {rss_peak:.0f} MB (target <= 200 MB)"
+        f" [{'ok' if rss_peak <= 200 else 'OVER'}]"
+    )
 
 
 def main() -> None:

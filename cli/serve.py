@@ -15,9 +15,18 @@ def _host_port(value: str) -> tuple[str, int]:
 
 
 @click.command("serve")
-@click.option("--tcp", "tcp", metavar="HOST:PORT", help="Listen on TCP instead of stdio (debugging).")
-@click.option("--ws", "ws", metavar="HOST:PORT", help="Listen on a WebSocket instead of stdio (debugging).")
-@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="warning", help="Server log level on stderr.")
+@click.option(
+    "--tcp", "tcp", metavar="HOST:PORT", help="Listen on TCP instead of stdio (debugging)."
+)
+@click.option(
+    "--ws", "ws", metavar="HOST:PORT", help="Listen on a WebSocket instead of stdio (debugging)."
+)
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"]),
+    default="warning",
+    help="Server log level on stderr.",
+)
 def serve(tcp: str | None, ws: str | None, log_level: str) -> None:
     """Run the memls language server over stdio (what editors start), or TCP / WebSocket."""
     if tcp and ws:

@@ -97,14 +97,16 @@ class MemoryState:
         path = path.absolute()
         best: Workspace | None = None
         for root, ws in self.workspaces.items():
-            if _is_memory_location(root, path) and (best is None or len(str(root)) > len(str(best.root))):
+            if _is_memory_location(root, path) and (
+                best is None or len(str(root)) > len(str(best.root))
+            ):
                 best = ws
         if best is not None or not create or path.suffix != ".md":
             return best
-        root = discover_root(path)
-        if root is None or not _is_memory_location(root, path):
+        found = discover_root(path)
+        if found is None or not _is_memory_location(found, path):
             return None
-        return self.add_root(root)
+        return self.add_root(found)
 
     def reload_configs(self) -> None:
         for root, ws in self.workspaces.items():
@@ -196,7 +198,11 @@ def _scan_for_roots(folder: Path) -> list[Path]:
         except OSError:
             continue
         for entry in entries:
-            if entry.is_dir(follow_symlinks=False) and not entry.name.startswith(".") and entry.name not in _SKIP:
+            if (
+                entry.is_dir(follow_symlinks=False)
+                and not entry.name.startswith(".")
+                and entry.name not in _SKIP
+            ):
                 stack.append((Path(entry.path), depth + 1))
     return sorted(found)
 

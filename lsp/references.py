@@ -35,7 +35,9 @@ def checkpoint_refs(ws: Workspace, doc: Document) -> Iterator[CheckpointRef]:
                     bullet_lines.add(item.line)
                     name = m.group("name").strip()
                     start = m.start("name") + (len(m.group("name")) - len(m.group("name").lstrip()))
-                    yield CheckpointRef(name, Range.of(item.line, start, item.line, start + len(name)), item.line)
+                    yield CheckpointRef(
+                        name, Range.of(item.line, start, item.line, start + len(name)), item.line
+                    )
     for number, text in enumerate(doc.lines):
         if "continue" not in text or number in bullet_lines or doc.in_fence(number):
             continue

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
-from pygls.exceptions import JsonRpcInvalidParams
 
 from memls import __version__
 from memls.lsp.convert import PositionCodec, uri_to_path

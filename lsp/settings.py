@@ -31,12 +31,13 @@ class Settings:
     runs are always coalesced into one follow-up check."""
 
     @classmethod
-    def from_object(cls, data: object) -> Settings:
+    def from_object(cls, data: Any) -> Settings:
         """Read settings leniently: a value of the wrong type is ignored, never fatal."""
         if not isinstance(data, dict):
             return cls()
-        if isinstance(data.get("memls"), dict):
-            data = data["memls"]
+        nested = data.get("memls")
+        if isinstance(nested, dict):
+            data = nested
         recall = data.get("recall")
         model = recall.get("model") if isinstance(recall, dict) else data.get("recall.model")
         stale = data.get("staleDays", data.get("stale_days"))
@@ -50,7 +51,9 @@ class Settings:
             ignore=_strings(data.get("ignore")),
             recall_model=model.strip() if isinstance(model, str) and model.strip() else None,
             debounce_ms=int(debounce)
-            if isinstance(debounce, int | float) and not isinstance(debounce, bool) and debounce >= 0
+            if isinstance(debounce, int | float)
+            and not isinstance(debounce, bool)
+            and debounce >= 0
             else 0,
         )
 

@@ -36,7 +36,9 @@ def bullet_stamp(when: dt.datetime) -> str:
     return when.strftime("%b %d %H:%M")
 
 
-def checkpoint_text(name: str, branch: str, when: dt.datetime, next_title: str = "Wire the login form") -> str:
+def checkpoint_text(
+    name: str, branch: str, when: dt.datetime, next_title: str = "Wire the login form"
+) -> str:
     return (
         f"# Checkpoint: {name}\n\n"
         f"- **Branch:** `{branch}`\n"
@@ -73,7 +75,9 @@ def make_project(base: Path) -> tuple[Path, Path]:
     git(project, "commit", "-q", "-m", "init")
     git(project, "checkout", "-q", "-b", BRANCH)
     when = dt.datetime.now().replace(second=0, microsecond=0) - dt.timedelta(hours=1)
-    (root / f"checkpoint-{NAME}.md").write_text(checkpoint_text(NAME, BRANCH, when), encoding="utf-8")
+    (root / f"checkpoint-{NAME}.md").write_text(
+        checkpoint_text(NAME, BRANCH, when), encoding="utf-8"
+    )
     (root / "testing.md").write_text("# Testing\n\nRun `pytest -q`.\n", encoding="utf-8")
     (root / "MEMORY.md").write_text(
         index_text([(NAME, BRANCH, when, "Wire the login form")]), encoding="utf-8"
@@ -85,7 +89,9 @@ def uri(path: Path) -> str:
     return path.resolve().as_uri()
 
 
-def open_params(path: Path, text: str | None = None, version: int = 1) -> types.DidOpenTextDocumentParams:
+def open_params(
+    path: Path, text: str | None = None, version: int = 1
+) -> types.DidOpenTextDocumentParams:
     return types.DidOpenTextDocumentParams(
         types.TextDocumentItem(
             uri=uri(path),
@@ -138,7 +144,9 @@ async def wait_for_log(client: object, needle: str) -> None:
         await client.wait_for_notification(types.WINDOW_LOG_MESSAGE)
 
 
-async def wait_for_diagnostics(client: object, path: Path, predicate: object) -> list[types.Diagnostic]:
+async def wait_for_diagnostics(
+    client: object, path: Path, predicate: object
+) -> list[types.Diagnostic]:
     """Wait until the diagnostics published for ``path`` satisfy ``predicate(codes)``."""
     from pytest_lsp import LanguageClient
 
@@ -159,7 +167,9 @@ def apply_lsp_edits(text: str, edits: list[types.TextEdit]) -> str:
 
     core = [
         TextEdit(
-            Range.of(e.range.start.line, e.range.start.character, e.range.end.line, e.range.end.character),
+            Range.of(
+                e.range.start.line, e.range.start.character, e.range.end.line, e.range.end.character
+            ),
             e.new_text,
         )
         for e in edits

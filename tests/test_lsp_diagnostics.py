@@ -83,7 +83,8 @@ async def test_quick_fix_makes_the_diagnostic_disappear(client: LanguageClient, 
         and a.diagnostics
         and a.diagnostics[0].code == "CP010"
     )
-    assert fix.edit is not None and fix.edit.changes is not None
+    assert fix.edit is not None
+    assert fix.edit.changes is not None
     fixed = apply_lsp_edits(text, list(fix.edit.changes[uri(path)]))
     assert "## Modified Files" in fixed
     client.text_document_did_change(change_all(path, fixed, 2))
@@ -99,19 +100,24 @@ async def test_fix_all_source_action(client: LanguageClient, tmp_path: Path):
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=uri(path)),
             range=types.Range(types.Position(0, 0), types.Position(0, 0)),
-            context=types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.SourceFixAll]),
+            context=types.CodeActionContext(
+                diagnostics=[], only=[types.CodeActionKind.SourceFixAll]
+            ),
         )
     )
     assert actions is not None
     (fix_all,) = [a for a in actions if isinstance(a, types.CodeAction)]
     assert fix_all.kind == "source.fixAll.memls"
-    assert fix_all.edit is not None and fix_all.edit.changes is not None
+    assert fix_all.edit is not None
+    assert fix_all.edit.changes is not None
     fixed = apply_lsp_edits(text, list(fix_all.edit.changes[uri(path)]))
     client.text_document_did_change(change_all(path, fixed, 2))
     await wait_for_diagnostics(client, path, lambda codes: "CP010" not in codes)
 
 
-async def test_deleting_a_checkpoint_on_disk_updates_memory_md(client: LanguageClient, tmp_path: Path):
+async def test_deleting_a_checkpoint_on_disk_updates_memory_md(
+    client: LanguageClient, tmp_path: Path
+):
     index = root_of(tmp_path) / "MEMORY.md"
     checkpoint = root_of(tmp_path) / f"checkpoint-{NAME}.md"
     client.text_document_did_open(open_params(index))
@@ -131,7 +137,8 @@ async def test_watchers_registered_only_where_the_client_can(client: LanguageCli
     dynamic = client.capabilities.workspace.did_change_watched_files.dynamic_registration
     registrations = getattr(client, "registrations", None)
     if dynamic:
-        assert registrations and registrations[0].method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+        assert registrations
+        assert registrations[0].method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
     else:
         assert registrations is None
 
@@ -152,7 +159,8 @@ def pull_capabilities() -> types.ClientCapabilities:
     from pytest_lsp import client_capabilities
 
     caps = client_capabilities("visual_studio_code")
-    assert caps.text_document is not None and caps.workspace is not None
+    assert caps.text_document is not None
+    assert caps.workspace is not None
     caps.text_document.diagnostic = types.DiagnosticClientCapabilities(dynamic_registration=False)
     caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
     return caps
@@ -173,7 +181,9 @@ async def test_pull_diagnostics_with_result_ids(pull_client: LanguageClient, tmp
     path, text = broken_checkpoint(tmp_path)
     client.text_document_did_open(open_params(path, text))
     ident = types.TextDocumentIdentifier(uri=uri(path))
-    first = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(text_document=ident))
+    first = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=ident)
+    )
     assert isinstance(first, types.RelatedFullDocumentDiagnosticReport)
     assert "CP010" in [d.code for d in first.items]
     assert first.result_id
@@ -204,6 +214,8 @@ async def test_pull_diagnostics_with_result_ids(pull_client: LanguageClient, tmp
         )
     )
     index_ident = types.TextDocumentIdentifier(uri=uri(root_of(tmp_path) / "MEMORY.md"))
-    after = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(text_document=index_ident))
+    after = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=index_ident)
+    )
     assert isinstance(after, types.RelatedFullDocumentDiagnosticReport)
     assert "IX002" in [d.code for d in after.items]

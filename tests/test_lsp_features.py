@@ -32,7 +32,9 @@ def ident(path: Path) -> types.TextDocumentIdentifier:
     return types.TextDocumentIdentifier(uri=uri(path))
 
 
-async def complete(client: LanguageClient, path: Path, text: str, line: int, character: int) -> list[types.CompletionItem]:
+async def complete(
+    client: LanguageClient, path: Path, text: str, line: int, character: int
+) -> list[types.CompletionItem]:
     client.text_document_did_open(open_params(path, text))
     result = await client.text_document_completion_async(
         types.CompletionParams(text_document=ident(path), position=types.Position(line, character))
@@ -57,10 +59,12 @@ async def test_completes_branch_names_and_saved_now(client: LanguageClient, tmp_
     items = await complete(client, path, text, 2, len("- **Branch:** "))
     assert [i.label for i in items][:1] == [BRANCH]
     assert {"main", BRANCH} <= {i.label for i in items}
-    assert items[0].text_edit is not None and items[0].text_edit.new_text == f"`{BRANCH}`"
+    assert items[0].text_edit is not None
+    assert items[0].text_edit.new_text == f"`{BRANCH}`"
     client.text_document_did_close(types.DidCloseTextDocumentParams(ident(path)))
     items = await complete(client, path, text, 3, len("- **Saved:** "))
-    assert len(items) == 1 and len(items[0].label) == len("2026-11-30 14:02")
+    assert len(items) == 1
+    assert len(items[0].label) == len("2026-11-30 14:02")
 
 
 async def test_completes_checkpoint_names_after_continue(client: LanguageClient, tmp_path: Path):
@@ -89,13 +93,20 @@ async def test_completes_pointer_paths(client: LanguageClient, tmp_path: Path):
 async def test_hover_on_a_bullet_shows_the_checkpoint(client: LanguageClient, tmp_path: Path):
     path = root_of(tmp_path) / "MEMORY.md"
     client.text_document_did_open(open_params(path))
-    line = path.read_text().splitlines().index(next(ln for ln in path.read_text().splitlines() if ln.startswith("- **")))
+    line = (
+        path.read_text()
+        .splitlines()
+        .index(next(ln for ln in path.read_text().splitlines() if ln.startswith("- **")))
+    )
     hover = await client.text_document_hover_async(
         types.HoverParams(text_document=ident(path), position=types.Position(line, 5))
     )
-    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert hover is not None
+    assert isinstance(hover.contents, types.MarkupContent)
     text = hover.contents.value
-    assert f"`{BRANCH}`" in text and "Wire the login form" in text and "fresh" in text
+    assert f"`{BRANCH}`" in text
+    assert "Wire the login form" in text
+    assert "fresh" in text
     assert "is the current branch" in text
 
 
@@ -106,7 +117,8 @@ async def test_hover_on_a_branch_line(client: LanguageClient, tmp_path: Path):
     hover = await client.text_document_hover_async(
         types.HoverParams(text_document=ident(path), position=types.Position(2, 16))
     )
-    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert hover is not None
+    assert isinstance(hover.contents, types.MarkupContent)
     assert "does not exist" in hover.contents.value
     assert f"you are on `{BRANCH}`" in hover.contents.value
 
@@ -120,13 +132,15 @@ async def test_definition_from_bullet_and_continue(client: LanguageClient, tmp_p
     result = await client.text_document_definition_async(
         types.DefinitionParams(text_document=ident(path), position=types.Position(bullet, 6))
     )
-    assert isinstance(result, list) and result[0].uri == uri(root / f"checkpoint-{NAME}.md")
+    assert isinstance(result, list)
+    assert result[0].uri == uri(root / f"checkpoint-{NAME}.md")
     notes = root / "notes.md"
     client.text_document_did_open(open_params(notes, f"# Notes\n\ncontinue {NAME}\n"))
     result = await client.text_document_definition_async(
         types.DefinitionParams(text_document=ident(notes), position=types.Position(2, 12))
     )
-    assert isinstance(result, list) and result[0].uri == uri(root / f"checkpoint-{NAME}.md")
+    assert isinstance(result, list)
+    assert result[0].uri == uri(root / f"checkpoint-{NAME}.md")
 
 
 async def test_document_symbols_are_the_sections(client: LanguageClient, tmp_path: Path):
@@ -137,7 +151,8 @@ async def test_document_symbols_are_the_sections(client: LanguageClient, tmp_pat
     )
     assert symbols is not None
     (top,) = symbols
-    assert isinstance(top, types.DocumentSymbol) and top.name == "Project Memory"
+    assert isinstance(top, types.DocumentSymbol)
+    assert top.name == "Project Memory"
     assert [c.name for c in top.children or []] == ["Active Checkpoints", "Memory Files"]
 
 
@@ -160,5 +175,6 @@ async def test_folding_ranges_cover_sections(client: LanguageClient, tmp_path: P
     ranges = await client.text_document_folding_range_async(
         types.FoldingRangeParams(text_document=ident(path))
     )
-    assert ranges is not None and len(ranges) >= 5
+    assert ranges is not None
+    assert len(ranges) >= 5
     assert ranges[0].start_line == 0

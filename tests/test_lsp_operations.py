@@ -10,7 +10,16 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.lsp_helpers import NAME, SERVER, apply_lsp_edits, change_all, open_params, start, uri, wait_for_diagnostics
+from tests.lsp_helpers import (
+    NAME,
+    SERVER,
+    apply_lsp_edits,
+    change_all,
+    open_params,
+    start,
+    uri,
+    wait_for_diagnostics,
+)
 
 
 @pytest_lsp.fixture(
@@ -43,7 +52,9 @@ async def actions_at(client: LanguageClient, path: Path, line: int) -> list[type
 async def run(client: LanguageClient, action: types.CodeAction) -> object:
     assert action.command is not None
     return await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=action.command.command, arguments=action.command.arguments)
+        types.ExecuteCommandParams(
+            command=action.command.command, arguments=action.command.arguments
+        )
     )
 
 
@@ -57,7 +68,9 @@ async def test_save_checkpoint_action_creates_the_file_and_updates_memory_md(
     client.workspace_did_change_watched_files(
         types.DidChangeWatchedFilesParams(
             changes=[
-                types.FileEvent(uri=uri(root / f"checkpoint-{NAME}.md"), type=types.FileChangeType.Deleted),
+                types.FileEvent(
+                    uri=uri(root / f"checkpoint-{NAME}.md"), type=types.FileChangeType.Deleted
+                ),
                 types.FileEvent(uri=uri(index), type=types.FileChangeType.Changed),
             ]
         )
@@ -68,14 +81,18 @@ async def test_save_checkpoint_action_creates_the_file_and_updates_memory_md(
     save = next(a for a in actions if a.command and a.command.command == "memls.checkpoint.save")
     assert save.title == f'Save checkpoint "{NAME}"'
     result = await run(client, save)
-    assert isinstance(result, dict) and result["name"] == NAME
+    assert isinstance(result, dict)
+    assert result["name"] == NAME
     checkpoint = root / f"checkpoint-{NAME}.md"
     assert checkpoint.is_file()
     text = index.read_text()
-    assert f"- **{NAME}** (" in text and "## Decisions\n- Use pytest" in text
+    assert f"- **{NAME}** (" in text
+    assert "## Decisions\n- Use pytest" in text
     # the open MEMORY.md buffer was brought up to date through workspace/applyEdit
     (edit,) = client.applied_edits  # type: ignore[attr-defined]
-    buffer = apply_lsp_edits("# Project Memory\n\n## Decisions\n- Use pytest\n", list(edit.edit.changes[uri(index)]))
+    buffer = apply_lsp_edits(
+        "# Project Memory\n\n## Decisions\n- Use pytest\n", list(edit.edit.changes[uri(index)])
+    )
     assert buffer == text
     # and the saved checkpoint was shown
     assert [d.uri for d in client.shown_documents] == [uri(checkpoint)]
@@ -93,7 +110,7 @@ async def test_approve_bundle_clears_bn001(client: LanguageClient, tmp_path: Pat
         "\n## Checkpoint Bundle\n"
         "- [ ] memory: `testing.md`\n"
         "- [ ] index: `MEMORY.md` pointer for testing\n"
-        f"- [ ] log: LOG.md entry \"{stamp}\"\n"
+        f'- [ ] log: LOG.md entry "{stamp}"\n'
         "- [ ] transcript: archive + backfill session\n"
         "- [ ] recall: verify `memls recall verify`\n"
     )
@@ -116,9 +133,11 @@ async def test_save_refuses_over_unsaved_changes(client: LanguageClient, tmp_pat
     index = root_of(tmp_path) / "MEMORY.md"
     client.text_document_did_open(open_params(index, index.read_text() + "\nunsaved words\n"))
     before = index.read_text()
-    with pytest.raises(Exception, match="save MEMORY.md first"):
+    with pytest.raises(Exception, match=r"save MEMORY\.md first"):
         await client.workspace_execute_command_async(
-            types.ExecuteCommandParams(command="memls.checkpoint.save", arguments=[{"uri": uri(index)}])
+            types.ExecuteCommandParams(
+                command="memls.checkpoint.save", arguments=[{"uri": uri(index)}]
+            )
         )
     assert index.read_text() == before
     assert any("save MEMORY.md first" in m.message for m in client.messages)

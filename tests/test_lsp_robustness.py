@@ -36,10 +36,12 @@ async def still_serves(client: LanguageClient, path: Path) -> None:
     assert symbols
 
 
-async def test_unknown_method_is_an_error_and_the_server_goes_on(client: LanguageClient, tmp_path: Path):
+async def test_unknown_method_is_an_error_and_the_server_goes_on(
+    client: LanguageClient, tmp_path: Path
+):
     index = root_of(tmp_path) / "MEMORY.md"
     client.text_document_did_open(open_params(index))
-    with pytest.raises(Exception, match="not found|Method Not Found|-32601"):
+    with pytest.raises(Exception, match=r"not found|Method Not Found|-32601"):
         await client.protocol.send_request_async("memls/noSuchMethod", {})
     await still_serves(client, index)
 
@@ -58,14 +60,20 @@ async def test_out_of_range_positions(client: LanguageClient, tmp_path: Path):
     client.text_document_did_open(open_params(index))
     ident = types.TextDocumentIdentifier(uri=uri(index))
     far = types.Position(10_000, 10_000)
-    assert await client.text_document_hover_async(types.HoverParams(text_document=ident, position=far)) is None
+    assert (
+        await client.text_document_hover_async(types.HoverParams(text_document=ident, position=far))
+        is None
+    )
     completion = await client.text_document_completion_async(
         types.CompletionParams(text_document=ident, position=far)
     )
     assert completion is not None
-    assert await client.text_document_definition_async(
-        types.DefinitionParams(text_document=ident, position=far)
-    ) == []
+    assert (
+        await client.text_document_definition_async(
+            types.DefinitionParams(text_document=ident, position=far)
+        )
+        == []
+    )
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=ident,
@@ -95,7 +103,9 @@ async def test_binary_content(client: LanguageClient, tmp_path: Path):
     await still_serves(client, path)
     # the same bytes on disk (invalid UTF-8 too), reached through a pointer, are decoded leniently
     path.write_bytes(b"# Blob\n\x00\xff\xfe binary\n")
-    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri(path))))
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri(path)))
+    )
     client.text_document_did_open(open_params(path, "# Blob\n"))
     await still_serves(client, path)
 
@@ -105,7 +115,8 @@ def frame(payload: bytes) -> bytes:
 
 
 def read_message(stream: object) -> dict[str, object]:
-    assert hasattr(stream, "readline") and hasattr(stream, "read")
+    assert hasattr(stream, "readline")
+    assert hasattr(stream, "read")
     length = 0
     while True:
         line = stream.readline()
@@ -122,14 +133,24 @@ def read_message(stream: object) -> dict[str, object]:
 
 def test_malformed_payload_over_raw_stdio(tmp_path: Path):
     """Garbage JSON is reported, and the next well-formed request is still answered."""
-    proc = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    assert proc.stdin is not None and proc.stdout is not None
+    proc = subprocess.Popen(
+        SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
     try:
-        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}, "rootUri": None}}
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"capabilities": {}, "rootUri": None},
+        }
         proc.stdin.write(frame(json.dumps(init).encode()))
         proc.stdin.write(frame(b'{"jsonrpc": "2.0", "id": 2, "method": '))  # truncated JSON
         proc.stdin.write(frame(b"\xff\xfe not json"))
-        proc.stdin.write(frame(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}).encode()))
+        proc.stdin.write(
+            frame(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}).encode())
+        )
         proc.stdin.flush()
         answered: set[object] = set()
         while 3 not in answered:

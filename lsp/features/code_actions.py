@@ -119,7 +119,11 @@ class CodeActions(LanguageFeature):
                     title="Migrate legacy sections into a checkpoint",
                     kind=types.CodeActionKind.QuickFix,
                     diagnostics=[lsp_diag(d) for d in legacy],
-                    command=types.Command(title="Migrate legacy sections", command="memls.index.migrate", arguments=[{"uri": uri}]),
+                    command=types.Command(
+                        title="Migrate legacy sections",
+                        command="memls.index.migrate",
+                        arguments=[{"uri": uri}],
+                    ),
                 )
             )
         bundle = doc.section(BUNDLE_TITLE)
@@ -132,7 +136,11 @@ class CodeActions(LanguageFeature):
                         title="Approve bundle",
                         kind=types.CodeActionKind.QuickFix,
                         diagnostics=[lsp_diag(d) for d in bn],
-                        command=types.Command(title="Approve bundle", command="memls.bundle.approve", arguments=[{"uri": uri}]),
+                        command=types.Command(
+                            title="Approve bundle",
+                            command="memls.bundle.approve",
+                            arguments=[{"uri": uri}],
+                        ),
                     )
                 )
         name = checkpoint_name(doc.path) if doc.kind is FileKind.CHECKPOINT else None
@@ -146,7 +154,9 @@ class CodeActions(LanguageFeature):
             types.CodeAction(
                 title=title,
                 kind=SAVE_CHECKPOINT,
-                command=types.Command(title=title, command="memls.checkpoint.save", arguments=[args]),
+                command=types.Command(
+                    title=title, command="memls.checkpoint.save", arguments=[args]
+                ),
             )
         )
         return out

@@ -106,11 +106,15 @@ class Commands(LanguageFeature):
                 disk = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
                 disk = None
-            if disk != self.server.open_text(uri) and not (disk is None and not self.server.open_text(uri)):
+            if disk != self.server.open_text(uri) and not (
+                disk is None and not self.server.open_text(uri)
+            ):
                 out.append(path)
         return out
 
-    async def write_op(self, root: Path, op: Callable[[], OpResult], *, show: bool = True) -> OpResult:
+    async def write_op(
+        self, root: Path, op: Callable[[], OpResult], *, show: bool = True
+    ) -> OpResult:
         """Run a writing operation, then sync open buffers and re-check what it touched."""
         dirty = await asyncio.to_thread(self._dirty, root)
         if dirty:
@@ -162,7 +166,9 @@ class Commands(LanguageFeature):
                 )
             )
             if not result.applied:
-                self.server.log_info(f"memls: the client did not apply the edit ({result.failure_reason})")
+                self.server.log_info(
+                    f"memls: the client did not apply the edit ({result.failure_reason})"
+                )
 
     async def show_document(self, path: Path) -> None:
         if get_capability(self.server.client_capabilities, "window.show_document.support", False):
@@ -183,7 +189,9 @@ class Commands(LanguageFeature):
         return {"message": result.message, "changed": result.changed, **result.data, **extra}
 
     # -- checkpoints ---------------------------------------------------------
-    async def cmd_checkpoint_save(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+    async def cmd_checkpoint_save(
+        self, args: dict[str, Any], params: types.ExecuteCommandParams
+    ) -> Any:
         from memls.core.ops.checkpoint import save_checkpoint
 
         root = await self.root_for(args)
@@ -203,7 +211,9 @@ class Commands(LanguageFeature):
             await self.show_document(Path(checkpoint))
         return self._result(result)
 
-    async def cmd_checkpoint_resume(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+    async def cmd_checkpoint_resume(
+        self, args: dict[str, Any], params: types.ExecuteCommandParams
+    ) -> Any:
         from memls.core.ops.checkpoint import resume_checkpoint
 
         root = await self.root_for(args)
@@ -214,7 +224,9 @@ class Commands(LanguageFeature):
             await self.show_document(root / f"checkpoint-{picked}.md")
         return self._result(result)
 
-    async def cmd_checkpoint_clear(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+    async def cmd_checkpoint_clear(
+        self, args: dict[str, Any], params: types.ExecuteCommandParams
+    ) -> Any:
         from memls.core.ops.checkpoint import clear_checkpoint
 
         root = await self.root_for(args)
@@ -225,14 +237,18 @@ class Commands(LanguageFeature):
         result = await self.write_op(root, lambda: clear_checkpoint(root, name, all=clear_all))
         return self._result(result)
 
-    async def cmd_checkpoint_list(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+    async def cmd_checkpoint_list(
+        self, args: dict[str, Any], params: types.ExecuteCommandParams
+    ) -> Any:
         from memls.core.ops.checkpoint import list_checkpoints
 
         root = await self.root_for(args)
         infos = await asyncio.to_thread(list_checkpoints, root)
         if infos:
             rows = [
-                f"{i.name} ({i.branch or '?'}, {i.saved:%Y-%m-%d %H:%M})" if i.saved else f"{i.name} ({i.branch or '?'})"
+                f"{i.name} ({i.branch or '?'}, {i.saved:%Y-%m-%d %H:%M})"
+                if i.saved
+                else f"{i.name} ({i.branch or '?'})"
                 for i in infos
             ]
             message = "Checkpoints: " + "; ".join(rows)
@@ -242,7 +258,9 @@ class Commands(LanguageFeature):
         return {"message": message, "checkpoints": infos}
 
     # -- index, bundle, log, handoff -----------------------------------------
-    async def cmd_index_migrate(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+    async def cmd_index_migrate(
+        self, args: dict[str, Any], params: types.ExecuteCommandParams
+    ) -> Any:
         from memls.core.ops.index import migrate_index
 
         root = await self.root_for(args)
@@ -253,7 +271,9 @@ class Commands(LanguageFeature):
             await self.show_document(Path(checkpoint))
         return self._result(result)
 
-    async def cmd_bundle_approve(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+    async def cmd_bundle_approve(
+        self, args: dict[str, Any], params: types.ExecuteCommandParams
+    ) -> Any:
         from memls.core.ops.bundle import approve_bundle
 
         root = await self.root_for(args)
@@ -279,7 +299,9 @@ class Commands(LanguageFeature):
         result = await self.write_op(root, lambda: append_log(root, title, body))
         return self._result(result)
 
-    async def cmd_handoff_new(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+    async def cmd_handoff_new(
+        self, args: dict[str, Any], params: types.ExecuteCommandParams
+    ) -> Any:
         from memls.core.ops.handoff import write_handoff
 
         root = await self.root_for(args)
@@ -293,7 +315,9 @@ class Commands(LanguageFeature):
     def _model(self) -> str | None:
         return self.server.memory.settings.recall_model
 
-    async def cmd_recall_search(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+    async def cmd_recall_search(
+        self, args: dict[str, Any], params: types.ExecuteCommandParams
+    ) -> Any:
         from memls.core.recall.api import search
 
         root = await self.root_for(args)
@@ -324,7 +348,9 @@ class Commands(LanguageFeature):
             "message": response.message,
         }
 
-    async def cmd_recall_backfill(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+    async def cmd_recall_backfill(
+        self, args: dict[str, Any], params: types.ExecuteCommandParams
+    ) -> Any:
         from memls.core.recall.api import backfill
 
         root = await self.root_for(args)
@@ -364,7 +390,9 @@ class Commands(LanguageFeature):
         full = bool(args.get("full"))
         try:
             summary = await asyncio.to_thread(
-                lambda: backfill(root, model=self._model(), full=full, progress=report, cancel=cancel)
+                lambda: backfill(
+                    root, model=self._model(), full=full, progress=report, cancel=cancel
+                )
             )
         finally:
             if token is not None:
@@ -373,11 +401,16 @@ class Commands(LanguageFeature):
                     types.WorkDoneProgressEnd(message="cancelled" if cancel.is_set() else "done"),
                 )
                 progress.tokens.pop(token, None)
-        message = str(summary.get("message") or ("Backfill cancelled." if cancel.is_set() else "Backfill done."))
+        message = str(
+            summary.get("message")
+            or ("Backfill cancelled." if cancel.is_set() else "Backfill done.")
+        )
         self.server.show(f"memls: {message}")
         return {"message": message, **summary, "cancelled": cancel.is_set()}
 
-    async def cmd_recall_status(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+    async def cmd_recall_status(
+        self, args: dict[str, Any], params: types.ExecuteCommandParams
+    ) -> Any:
         from memls.core.recall.api import status
 
         root = await self.root_for(args)
@@ -386,18 +419,24 @@ class Commands(LanguageFeature):
         self.server.show(f"memls: {message}")
         return {**info, "message": message}
 
-    async def cmd_recall_verify(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+    async def cmd_recall_verify(
+        self, args: dict[str, Any], params: types.ExecuteCommandParams
+    ) -> Any:
         from memls.core.recall.api import verify
 
         root = await self.root_for(args)
         info = await asyncio.to_thread(lambda: verify(root, model=self._model()))
-        message = str(info.get("message") or ("verified" if info.get("ok") else "verification failed"))
+        message = str(
+            info.get("message") or ("verified" if info.get("ok") else "verification failed")
+        )
         kind = types.MessageType.Info if info.get("ok") else types.MessageType.Warning
         self.server.show(f"memls: {message}", kind)
         return {**info, "message": message}
 
     # -- snapshots -------------------------------------------------------------
-    async def cmd_snapshot_save(self, args: dict[str, Any], params: types.ExecuteCommandParams) -> Any:
+    async def cmd_snapshot_save(
+        self, args: dict[str, Any], params: types.ExecuteCommandParams
+    ) -> Any:
         from memls.core.gitfacade import run_git
         from memls.core.snapshot import default_ref, save_snapshot
 
@@ -411,9 +450,13 @@ class Commands(LanguageFeature):
             target = ref or default_ref(root)
             if expect is None and not initial:
                 # From an editor "save" means "on top of what the ref holds now".
-                proc = run_git(root, "rev-parse", "--verify", "-q", target + "^{commit}", check=False)
+                proc = run_git(
+                    root, "rev-parse", "--verify", "-q", target + "^{commit}", check=False
+                )
                 current = proc.stdout.decode().strip()
-                expect, initial = (current, False) if proc.returncode == 0 and current else (None, True)
+                expect, initial = (
+                    (current, False) if proc.returncode == 0 and current else (None, True)
+                )
             return save_snapshot(root, ref=target, expect=expect, initial=initial)
 
         result = await asyncio.to_thread(save)

@@ -13,9 +13,9 @@ from lsprotocol import types
 
 from memls.core.bundle import BUNDLE_TITLE, STEP_TEMPLATES, STEPS
 from memls.core.handoff import HANDOFF_SECTIONS, canonical_section
+from memls.core.model import Document, FileKind, Position, Range, Section
 from memls.core.ops._text import bullet_stamp
 from memls.core.ops.index import bullet_line
-from memls.core.model import Document, FileKind, Position, Range, Section
 from memls.core.rules.checkpoint import REQUIRED_SECTIONS, checkpoint_facts
 from memls.core.workspace import Workspace
 from memls.lsp.convert import PositionCodec
@@ -78,16 +78,28 @@ def complete(
     if m := _CONTINUE.search(prefix):
         start = m.start("partial")
         return [
-            _item(name, types.CompletionItemKind.File, replacing(start), name, f"checkpoint-{name}.md")
+            _item(
+                name, types.CompletionItemKind.File, replacing(start), name, f"checkpoint-{name}.md"
+            )
             for name in sorted(ws.checkpoints())
         ]
     if title == BUNDLE_TITLE.casefold() and (m := _TASK.match(prefix)):
         start = m.start("partial")
         return [
-            _item(kind, types.CompletionItemKind.Enum, replacing(start), STEP_TEMPLATES[kind], "bundle step")
+            _item(
+                kind,
+                types.CompletionItemKind.Enum,
+                replacing(start),
+                STEP_TEMPLATES[kind],
+                "bundle step",
+            )
             for kind in STEPS
         ]
-    if doc.kind is FileKind.INDEX and title == "active checkpoints" and (m := _BULLET.match(prefix)):
+    if (
+        doc.kind is FileKind.INDEX
+        and title == "active checkpoints"
+        and (m := _BULLET.match(prefix))
+    ):
         start = m.start("partial") - (2 if prefix[: m.start("partial")].endswith("**") else 0)
         return [
             _item(name, types.CompletionItemKind.File, replacing(start), text, "checkpoint bullet")
@@ -153,7 +165,9 @@ def branch_names(ws: Workspace) -> list[tuple[str, str]]:
     if branches is None:
         return []
     current = ws.git.current_branch()
-    names = [(b, "current branch" if b == current else "local branch") for b in sorted(branches.local)]
+    names = [
+        (b, "current branch" if b == current else "local branch") for b in sorted(branches.local)
+    ]
     names += [(b, "remote branch") for b in sorted(branches.remote - branches.local)]
     names.sort(key=lambda n: n[1] != "current branch")
     return names
@@ -171,7 +185,7 @@ def checkpoint_bullets(ws: Workspace) -> list[tuple[str, str]]:
         branch = (facts.branch if facts else None) or "no-branch"
         saved = facts.saved if facts else None
         stamp = bullet_stamp(saved) if saved else "?"
-        summary = (facts.summary if facts else None) or name
+        summary = (facts.next_action if facts else None) or name
         out.append((name, bullet_line(name, branch, stamp, summary).removeprefix("- ")))
     return out
 

@@ -42,6 +42,7 @@ class Diagnostics(LanguageFeature):
         self._running: set[str] = set()
         self._dirty: set[str] = set()
         self._refresh_pending = False
+        self._tasks: set[asyncio.Future[None]] = set()
 
     # -- hooks ---------------------------------------------------------------
     async def initialized(self) -> None:
@@ -79,7 +80,12 @@ class Diagnostics(LanguageFeature):
             self._dirty.add(uri)
             return
         self._running.add(uri)
-        asyncio.ensure_future(self._publish_loop(uri, delay))
+        self._keep(asyncio.ensure_future(self._publish_loop(uri, delay)))
+
+    def _keep(self, task: asyncio.Future[None]) -> None:
+        """Hold a reference until the task finishes (the loop keeps only weak ones)."""
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _publish_loop(self, uri: str, delay: float) -> None:
         try:
@@ -130,7 +136,7 @@ class Diagnostics(LanguageFeature):
             except Exception as exc:
                 self.server.report_server_error(exc, Diagnostics)
 
-        asyncio.ensure_future(later())
+        self._keep(asyncio.ensure_future(later()))
 
     async def document_diagnostic(
         self, params: types.DocumentDiagnosticParams
@@ -172,7 +178,10 @@ class Diagnostics(LanguageFeature):
             else:
                 reports.append(
                     types.WorkspaceFullDocumentDiagnosticReport(
-                        uri=uri, items=self.to_lsp(checked), result_id=checked.result_id, version=version
+                        uri=uri,
+                        items=self.to_lsp(checked),
+                        result_id=checked.result_id,
+                        version=version,
                     )
                 )
         return types.WorkspaceDiagnosticReport(items=reports)

@@ -26,7 +26,11 @@ class Folding(LanguageFeature):
                     out.append(types.FoldingRange(first, end, kind=types.FoldingRangeKind.Region))
             fm = doc.frontmatter
             if fm is not None and fm.end_line > fm.start_line:
-                out.append(types.FoldingRange(fm.start_line, fm.end_line, kind=types.FoldingRangeKind.Comment))
+                out.append(
+                    types.FoldingRange(
+                        fm.start_line, fm.end_line, kind=types.FoldingRangeKind.Comment
+                    )
+                )
             return out
 
         return await self.server.memory.run(compute)

@@ -54,7 +54,11 @@ def checkpoint_summary(ws: Workspace, name: str, now: _dt.datetime) -> str:
     branch = doc.field("Branch")
     saved = doc.field("Saved")
     lines.append(f"- **Branch:** `{branch.value}`" if branch else "- **Branch:** (missing)")
-    lines.append(f"- **Saved:** {saved.value}{_age(saved.value, now, ws)}" if saved else "- **Saved:** (missing)")
+    lines.append(
+        f"- **Saved:** {saved.value}{_age(saved.value, now, ws)}"
+        if saved
+        else "- **Saved:** (missing)"
+    )
     lines.append(f"- **Next Action:** {next_action(doc) or '(missing)'}")
     if branch:
         lines.append(f"- {branch_summary(ws, branch.value)}")
@@ -91,7 +95,10 @@ def branch_summary(ws: Workspace, branch: str) -> str:
         return f"Branch `{branch}`: not in a git repository."
     current = ws.git.current_branch()
     exists = branches.exists(branch)
-    parts = [f"Branch `{branch}` " + ("exists" if exists else "**does not exist** locally or on a remote")]
+    parts = [
+        f"Branch `{branch}` "
+        + ("exists" if exists else "**does not exist** locally or on a remote")
+    ]
     if current == branch:
         parts.append("and is the current branch.")
     elif current is None:

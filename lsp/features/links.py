@@ -18,7 +18,13 @@ class Links(LanguageFeature):
                 return []
             ws, doc = found
             codec = self.server.codec
-            tips = bool(get_capability(self.server.client_capabilities, "text_document.document_link.tooltip_support", False))
+            tips = bool(
+                get_capability(
+                    self.server.client_capabilities,
+                    "text_document.document_link.tooltip_support",
+                    False,
+                )
+            )
             out: list[types.DocumentLink] = []
             for link in doc.links:
                 target = ws.resolve_pointer(doc, link.target)

@@ -9,6 +9,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
+from memls.core.workspace import Workspace
 from memls.lsp import convert
 from memls.lsp.commands import SERVER_COMMANDS
 from memls.lsp.convert import PositionCodec
@@ -26,7 +27,7 @@ from memls.lsp.server import MemlsServer
 from memls.lsp.settings import Settings
 
 
-def register(server: MemlsServer) -> None:  # noqa: C901 - one place, one handler per method
+def register(server: MemlsServer) -> None:
     diagnostics = Diagnostics(server)
     watch = Watch(server)
     completion = Completion(server)
@@ -37,7 +38,18 @@ def register(server: MemlsServer) -> None:  # noqa: C901 - one place, one handle
     links = Links(server)
     symbols = Symbols(server)
     folding = Folding(server)
-    server.features = [diagnostics, watch, completion, code_actions, commands, hover, definition, links, symbols, folding]
+    server.features = [
+        diagnostics,
+        watch,
+        completion,
+        code_actions,
+        commands,
+        hover,
+        definition,
+        links,
+        symbols,
+        folding,
+    ]
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: MemlsServer, params: types.InitializeParams) -> None:
@@ -108,7 +120,9 @@ def register(server: MemlsServer) -> None:  # noqa: C901 - one place, one handle
         types.TEXT_DOCUMENT_COMPLETION,
         types.CompletionOptions(trigger_characters=list(TRIGGER_CHARACTERS)),
     )
-    async def on_completion(ls: MemlsServer, params: types.CompletionParams) -> types.CompletionList:
+    async def on_completion(
+        ls: MemlsServer, params: types.CompletionParams
+    ) -> types.CompletionList:
         return await completion.completion(params)
 
     @server.feature(
@@ -131,7 +145,9 @@ def register(server: MemlsServer) -> None:  # noqa: C901 - one place, one handle
         return await definition.definition(params)
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
-    async def on_links(ls: MemlsServer, params: types.DocumentLinkParams) -> list[types.DocumentLink]:
+    async def on_links(
+        ls: MemlsServer, params: types.DocumentLinkParams
+    ) -> list[types.DocumentLink]:
         return await links.document_links(params)
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
@@ -234,7 +250,7 @@ async def _index_roots(ls: MemlsServer) -> Callable[[], None]:
     total_files = 0
     for number, ws in enumerate(workspaces, start=1):
         paths = await memory.run(ws.paths)
-        await memory.run(lambda ws=ws, paths=paths: [ws.document(p) for p in paths])
+        await memory.run(_parse_all, ws, paths)
         total_files += len(paths)
         if progress:
             ls.work_done_progress.report(
@@ -253,3 +269,8 @@ async def _index_roots(ls: MemlsServer) -> Callable[[], None]:
         ls.log_info(f"memls: {message}")
 
     return finish
+
+
+def _parse_all(ws: Workspace, paths: list[Path]) -> None:
+    for path in paths:
+        ws.document(path)

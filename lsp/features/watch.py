@@ -22,7 +22,14 @@ from memls.lsp.features import LanguageFeature
 if TYPE_CHECKING:
     from memls.lsp.server import MemlsServer
 
-GLOBS = ("**/*.md", "**/memls.toml", "**/pyproject.toml", "**/.git/HEAD", "**/.git/refs/**", "**/.git/packed-refs")
+GLOBS = (
+    "**/*.md",
+    "**/memls.toml",
+    "**/pyproject.toml",
+    "**/.git/HEAD",
+    "**/.git/refs/**",
+    "**/.git/packed-refs",
+)
 
 
 def is_git_path(path: Path) -> bool:
@@ -48,7 +55,9 @@ class Watch(LanguageFeature):
                                 id="memls-watch",
                                 method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                                 register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                                    watchers=[types.FileSystemWatcher(glob_pattern=g) for g in GLOBS]
+                                    watchers=[
+                                        types.FileSystemWatcher(glob_pattern=g) for g in GLOBS
+                                    ]
                                 ),
                             )
                         ]
@@ -57,7 +66,9 @@ class Watch(LanguageFeature):
                 self.client_watches = True
                 return
             except Exception as exc:
-                self.server.log_info(f"memls: client refused file watchers ({exc}); watching myself")
+                self.server.log_info(
+                    f"memls: client refused file watchers ({exc}); watching myself"
+                )
         await self.restart()
 
     async def document_open(self, uri: str) -> None:
@@ -123,7 +134,12 @@ class Watch(LanguageFeature):
 
         try:
             async for batch in awatch(
-                *paths, watch_filter=wanted, stop_event=stop, debounce=400, step=30, recursive=recursive
+                *paths,
+                watch_filter=wanted,
+                stop_event=stop,
+                debounce=400,
+                step=30,
+                recursive=recursive,
             ):
                 await self.files_changed([(Path(p), kinds[c]) for c, p in batch])
         except Exception as exc:
