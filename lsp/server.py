@@ -18,6 +18,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import MsgId
 from pygls.protocol.language_server import lsp_method
 
 from memls import __version__
@@ -30,9 +31,28 @@ log = logging.getLogger(__name__)
 
 
 class MemlsProtocol(LanguageServerProtocol):
-    """pygls' protocol with two changes: a didChange for a document that was never opened is
-    ignored (logged) instead of raising, and command handlers receive the whole
-    ``ExecuteCommandParams`` (they need its ``workDoneToken``)."""
+    """pygls' protocol with three changes: a didChange for a document that was never opened
+    is ignored (logged) instead of raising, command handlers receive the whole
+    ``ExecuteCommandParams`` (they need its ``workDoneToken``), and ``$/cancelRequest`` also
+    reaches a running command (pygls only cancels requests that have not started)."""
+
+    def __init__(self, server: LanguageServer, converter: Any) -> None:
+        super().__init__(server, converter)
+        self.cancel_hooks: dict[MsgId, Callable[[], None]] = {}
+
+    def on_cancel(self, msg_id: MsgId, hook: Callable[[], None]) -> Callable[[], None]:
+        """Call ``hook`` if the client cancels request ``msg_id``; returns the unregister."""
+        self.cancel_hooks[msg_id] = hook
+
+        def unregister() -> None:
+            self.cancel_hooks.pop(msg_id, None)
+
+        return unregister
+
+    def _handle_cancel_notification(self, msg_id: MsgId) -> None:
+        super()._handle_cancel_notification(msg_id)
+        if (hook := self.cancel_hooks.pop(msg_id, None)) is not None:
+            hook()
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(
@@ -74,6 +94,14 @@ class MemlsServer(LanguageServer):
         self.codec = PositionCodec()
         self.features: list[LanguageFeature] = []
         self.pull_diagnostics = False
+        self.client_shows_command_results = False
+        """Set by ``initializationOptions.clientShowsCommandResults`` (the VS Code extension
+        shows each command's returned message itself, so the server does not repeat it)."""
+
+    @property
+    def memls_protocol(self) -> MemlsProtocol:
+        assert isinstance(self.protocol, MemlsProtocol)
+        return self.protocol
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log every handler failure to the client; requests are also answered as errors."""

@@ -13,6 +13,7 @@ import asyncio
 import dataclasses
 import datetime as _dt
 import threading
+import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -66,13 +67,20 @@ class Commands(LanguageFeature):
             except JsonRpcRequestCancelled:
                 raise
             except (CommandError, ValueError, OSError) as exc:  # OpError, UnsafePathError…
-                self.server.show(f"memls: {exc}", types.MessageType.Error)
+                self.tell(f"memls: {exc}", types.MessageType.Error)
                 raise JsonRpcInvalidParams(message=str(exc)) from exc
 
         run.__name__ = name.replace(".", "_")
         return run
 
     # -- helpers -------------------------------------------------------------
+    def tell(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        """Show a command's outcome, unless the client shows the returned message itself."""
+        if self.server.client_shows_command_results:
+            self.server.log_info(message)
+        else:
+            self.server.show(message, kind)
+
     async def root_for(self, args: dict[str, Any]) -> Path:
         memory = self.server.memory
         uri = args.get("uri")
@@ -123,7 +131,7 @@ class Commands(LanguageFeature):
         result = await asyncio.to_thread(op)
         await self.after_write(root, result.paths)
         if show:
-            self.server.show(f"memls: {result.message}")
+            self.tell(f"memls: {result.message}")
         return result
 
     async def after_write(self, root: Path, paths: tuple[Path, ...] | list[Path]) -> None:
@@ -254,7 +262,7 @@ class Commands(LanguageFeature):
             message = "Checkpoints: " + "; ".join(rows)
         else:
             message = "No checkpoints found."
-        self.server.show(f"memls: {message}")
+        self.tell(f"memls: {message}")
         return {"message": message, "checkpoints": infos}
 
     # -- index, bundle, log, handoff -----------------------------------------
@@ -351,20 +359,28 @@ class Commands(LanguageFeature):
     async def cmd_recall_backfill(
         self, args: dict[str, Any], params: types.ExecuteCommandParams
     ) -> Any:
+        """Backfill with work-done progress on the client's token (else one the server
+        creates). Cancelling the progress or the request stops it between files/batches."""
         from memls.core.recall.api import backfill
 
         root = await self.root_for(args)
         progress = self.server.work_done_progress
+        cancel = threading.Event()
+        request_id = self.server.protocol.msg_id
+        unregister = (
+            self.server.memls_protocol.on_cancel(request_id, cancel.set)
+            if request_id is not None
+            else None
+        )
         token = params.work_done_token
         if token is None and get_capability(
             self.server.client_capabilities, "window.work_done_progress", False
         ):
-            token = f"memls-backfill-{id(params)}"
+            token = f"memls-backfill-{uuid.uuid4().hex}"
             try:
                 await progress.create_async(token)
             except Exception:
                 token = None
-        cancel = threading.Event()
         loop = asyncio.get_running_loop()
         if token is not None:
             progress.begin(
@@ -376,11 +392,17 @@ class Commands(LanguageFeature):
             future = progress.tokens.get(token)
             if future is not None:
                 future.add_done_callback(lambda f: cancel.set() if f.cancelled() else None)
+        last: list[tuple[int, str]] = []
 
         def report(done: int, total: int, message: str) -> None:
+            """Forward a step when its percentage or phase changed (not one per file)."""
             if token is None:
                 return
             pct = int(100 * done / total) if total else 0
+            step = (pct, message.split(" ", 1)[0])
+            if last and last[0] == step:
+                return
+            last[:] = [step]
             loop.call_soon_threadsafe(
                 progress.report,
                 token,
@@ -394,19 +416,24 @@ class Commands(LanguageFeature):
                     root, model=self._model(), full=full, progress=report, cancel=cancel
                 )
             )
+        except asyncio.CancelledError:
+            cancel.set()  # the server is shutting down: let the worker thread stop too
+            raise
         finally:
+            if unregister is not None:
+                unregister()
             if token is not None:
                 progress.end(
                     token,
                     types.WorkDoneProgressEnd(message="cancelled" if cancel.is_set() else "done"),
                 )
                 progress.tokens.pop(token, None)
+        cancelled = bool(summary.get("cancelled")) or cancel.is_set()
         message = str(
-            summary.get("message")
-            or ("Backfill cancelled." if cancel.is_set() else "Backfill done.")
+            summary.get("message") or ("Backfill cancelled." if cancelled else "Backfill done.")
         )
-        self.server.show(f"memls: {message}")
-        return {"message": message, **summary, "cancelled": cancel.is_set()}
+        self.tell(f"memls: {message}")
+        return {"message": message, **summary, "cancelled": cancelled}
 
     async def cmd_recall_status(
         self, args: dict[str, Any], params: types.ExecuteCommandParams
@@ -416,7 +443,7 @@ class Commands(LanguageFeature):
         root = await self.root_for(args)
         info = await asyncio.to_thread(lambda: status(root, model=self._model()))
         message = str(info.get("message") or f"recall mode: {info.get('mode')}")
-        self.server.show(f"memls: {message}")
+        self.tell(f"memls: {message}")
         return {**info, "message": message}
 
     async def cmd_recall_verify(
@@ -430,7 +457,7 @@ class Commands(LanguageFeature):
             info.get("message") or ("verified" if info.get("ok") else "verification failed")
         )
         kind = types.MessageType.Info if info.get("ok") else types.MessageType.Warning
-        self.server.show(f"memls: {message}", kind)
+        self.tell(f"memls: {message}", kind)
         return {**info, "message": message}
 
     # -- snapshots -------------------------------------------------------------
@@ -461,7 +488,7 @@ class Commands(LanguageFeature):
 
         result = await asyncio.to_thread(save)
         ok = result.status in ("saved", "unchanged")
-        self.server.show(
+        self.tell(
             f"memls: {result.message}", types.MessageType.Info if ok else types.MessageType.Error
         )
         return {"message": result.message, **result.to_json()}

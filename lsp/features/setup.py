@@ -55,6 +55,10 @@ def register(server: MemlsServer) -> None:
     def initialize(ls: MemlsServer, params: types.InitializeParams) -> None:
         ls.codec = PositionCodec(str(ls.workspace.position_encoding or "utf-16"))
         ls.memory.settings = Settings.from_object(params.initialization_options)
+        options = params.initialization_options
+        ls.client_shows_command_results = isinstance(options, dict) and (
+            options.get("clientShowsCommandResults") is True
+        )
         folders = [convert.uri_to_path(f.uri) for f in params.workspace_folders or []]
         if not folders and params.root_uri:
             folders = [convert.uri_to_path(params.root_uri)]
