@@ -24,7 +24,7 @@ import {
 } from './interpreter';
 import { parseRecallResponse, pickTitle, toPickItems } from './recall';
 import { MEMORY_FILE_GLOBS, buildDocumentSelector } from './selectors';
-import { MemlsSettings, readSettings, serverSettings } from './settings';
+import { MemlsSettings, initializationOptions, readSettings } from './settings';
 
 const CLIENT_ID = 'memls';
 const STOP_TIMEOUT_MS = 2000;
@@ -226,7 +226,7 @@ async function startClient(): Promise<void> {
   const clientOptions: LanguageClientOptions = {
     documentSelector: selector,
     synchronize: { configurationSection: 'memls', fileEvents: watcher },
-    initializationOptions: serverSettings(settings),
+    initializationOptions: initializationOptions(settings),
     outputChannel: output,
     traceOutputChannel: output,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
@@ -308,15 +308,21 @@ function reportResult(command: string, result: unknown): void {
 }
 
 /** Server commands run from the palette arrive without arguments: add the context URI (and
- * the one required input, a checkpoint name for clear) and show the resulting message. Calls
- * with arguments (code actions, code lenses, other extensions) pass through unchanged. */
+ * the one required input, a checkpoint name for clear). Calls with arguments (code actions,
+ * code lenses, other extensions) pass through unchanged. Either way the resulting message is
+ * shown here: the server leaves that to this client (`clientShowsCommandResults`). Recall
+ * search results go back to the caller, which presents them. */
 async function paletteMiddleware(
   command: string,
   args: unknown[],
   next: (command: string, args: unknown[]) => unknown,
 ): Promise<unknown> {
   if (args.length > 0) {
-    return next(command, args);
+    const result = await next(command, args);
+    if (command !== 'memls.recall.search') {
+      reportResult(command, result);
+    }
+    return result;
   }
   const arg: Record<string, unknown> = {};
   const uri = contextUri();

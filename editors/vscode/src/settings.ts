@@ -59,3 +59,14 @@ export function serverSettings(settings: MemlsSettings): ServerSettings {
     recall: { model: settings.recall.model },
   };
 }
+
+/** The `initializationOptions` this client sends: the server settings, plus
+ * `clientShowsCommandResults` — this extension shows every command's returned message itself
+ * (`reportResult`), so the server must not also send it as `window/showMessage`. */
+export interface InitializationOptions extends ServerSettings {
+  clientShowsCommandResults: true;
+}
+
+export function initializationOptions(settings: MemlsSettings): InitializationOptions {
+  return { ...serverSettings(settings), clientShowsCommandResults: true };
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_STALE_DAYS, readSettings, serverSettings } from '../settings';
+import { DEFAULT_STALE_DAYS, initializationOptions, readSettings, serverSettings } from '../settings';
 
 const from = (values: Record<string, unknown>) => readSettings((key) => values[key]);
 
@@ -53,5 +53,20 @@ describe('serverSettings', () => {
   it('keeps the server keys and drops the client-only ones', () => {
     const s = serverSettings(from({ interpreter: ['/py'], roots: ['/m'], staleDays: 7, 'trace.server': 'messages' }));
     assert.deepEqual(s, { roots: ['/m'], staleDays: 7, select: [], ignore: [], recall: { model: '' } });
+  });
+});
+
+describe('initializationOptions', () => {
+  it('are the server settings plus clientShowsCommandResults', () => {
+    const settings = from({ roots: ['/m'], 'recall.model': 'memls-hash' });
+    assert.deepEqual(initializationOptions(settings), {
+      ...serverSettings(settings),
+      clientShowsCommandResults: true,
+    });
+    assert.equal(initializationOptions(settings).recall.model, 'memls-hash');
+  });
+
+  it('are not what didChangeConfiguration sends (the flag is fixed at initialize)', () => {
+    assert.ok(!('clientShowsCommandResults' in serverSettings(from({}))));
   });
 });
