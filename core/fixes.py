@@ -33,7 +33,11 @@ def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
 
 
 def apply_fixes(text: str, fixes: Iterable[Fix]) -> str:
-    """Apply several fixes; a fix whose edits overlap an earlier fix waits for the next pass."""
+    """Apply several fixes; a fix whose edits overlap an earlier fix waits for the next pass.
+
+    Insertions at the same point are all applied, in the order of the fixes (so "add all
+    missing sections" or several missing bullets land in one pass).
+    """
     chosen: list[TextEdit] = []
     taken: list[tuple[tuple[int, int], tuple[int, int]]] = []
     for fix in fixes:
@@ -54,8 +58,15 @@ def apply_fixes(text: str, fixes: Iterable[Fix]) -> str:
 def _overlaps(
     a: tuple[tuple[int, int], tuple[int, int]], b: tuple[tuple[int, int], tuple[int, int]]
 ) -> bool:
-    # Insertions at the same point also conflict: their order would be ambiguous.
-    return a[0] <= b[1] and b[0] <= a[1]
+    """Whether two edits conflict. Insertions at one point do not: they apply in fix order."""
+    a_empty, b_empty = a[0] == a[1], b[0] == b[1]
+    if a_empty and b_empty:
+        return False
+    if a_empty:
+        return b[0] <= a[0] <= b[1]
+    if b_empty:
+        return a[0] <= b[0] <= a[1]
+    return a[0] < b[1] and b[0] < a[1]
 
 
 def fix_text(workspace: Workspace, path: Path, now: _dt.datetime | None = None) -> tuple[str, int]:

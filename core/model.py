@@ -188,6 +188,8 @@ class Suppressions:
     def suppresses(self, code: str, line: int) -> bool:
         if self.file_all or code in self.file_codes:
             return True
+        if not self.next_line:
+            return False
         return any(
             target == line and (not codes or code in codes) for target, codes in self.next_line
         )

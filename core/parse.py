@@ -9,6 +9,7 @@ comments outside code and HTML blocks. Parsing never raises.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -100,14 +101,29 @@ def parse_file(path: Path) -> Document:
 
 def parse_bytes(data: bytes, path: Path, kind: FileKind | None = None) -> Document:
     decoded = decode(data)
-    doc = parse_text(decoded.text, path, kind, byte_size=len(data), had_bom=decoded.had_bom)
-    if not decoded.bad_offsets and not decoded.nul_offsets:
-        return doc
-    index = LineIndex(decoded.text)
+    return parse_text(
+        decoded.text,
+        path,
+        kind,
+        byte_size=len(data),
+        had_bom=decoded.had_bom,
+        invalid_offsets=decoded.bad_offsets,
+    )
+
+
+def _encoding_problems(index: LineIndex, invalid_offsets: Sequence[int]) -> tuple[Problem, ...]:
+    """SZ001 problems: invalid UTF-8 (from decoding) and NUL characters, one per line."""
+    text = index.text
+    nuls: list[int] = []
+    if "\x00" in text:
+        at = text.find("\x00")
+        while at != -1 and len(nuls) < 200:
+            nuls.append(at)
+            at = text.find("\x00", at + 1)
     problems: list[Problem] = []
     seen_lines: set[int] = set()
-    for offset, what in [(o, "invalid UTF-8") for o in decoded.bad_offsets] + [
-        (o, "NUL byte") for o in decoded.nul_offsets[:200]
+    for offset, what in [(o, "invalid UTF-8") for o in invalid_offsets] + [
+        (o, "NUL byte") for o in nuls
     ]:
         line, char = index.position(offset)
         if line in seen_lines:
@@ -120,7 +136,7 @@ def parse_bytes(data: bytes, path: Path, kind: FileKind | None = None) -> Docume
                 Range.of(line, char, line, char + 1),
             )
         )
-    return _with_problems(doc, tuple(problems))
+    return tuple(problems)
 
 
 def _with_problems(doc: Document, problems: tuple[Problem, ...]) -> Document:
@@ -134,8 +150,13 @@ def parse_text(
     *,
     byte_size: int | None = None,
     had_bom: bool = False,
+    invalid_offsets: Sequence[int] = (),
 ) -> Document:
-    """Parse decoded text. Never raises."""
+    """Parse decoded text. Never raises.
+
+    ``invalid_offsets`` are where decoding substituted U+FFFD (see :func:`parse_bytes`);
+    NUL characters are found here, so an editor buffer reports them too.
+    """
     if text.startswith("\ufeff"):
         text = text[1:]
         had_bom = True
@@ -219,7 +240,9 @@ def parse_text(
         fences=tuple(fences),
         frontmatter=frontmatter,
         suppressions=Suppressions(frozenset(file_codes), file_all, tuple(next_line)),
-        problems=(),
+        problems=_encoding_problems(index, invalid_offsets)
+        if (invalid_offsets or "\x00" in text)
+        else (),
         byte_size=byte_size
         if byte_size is not None
         else len(text.encode("utf-8", "surrogatepass")),

@@ -16,11 +16,10 @@ BOM = "\ufeff"
 
 @dataclass(frozen=True, slots=True)
 class Decoded:
-    """Text decoded from bytes, with where decoding had to substitute or found NUL bytes."""
+    """Text decoded from bytes, with where decoding had to substitute invalid sequences."""
 
     text: str
     bad_offsets: tuple[int, ...]  # code-point offsets of U+FFFD substitutions from invalid UTF-8
-    nul_offsets: tuple[int, ...]
     had_bom: bool
 
 
@@ -34,8 +33,7 @@ def decode(data: bytes) -> Decoded:
         bad: tuple[int, ...] = ()
     except UnicodeDecodeError:
         text, bad = _decode_replacing(data)
-    nuls = tuple(i for i, ch in enumerate(text) if ch == "\x00") if "\x00" in text else ()
-    return Decoded(text, bad, nuls, had_bom)
+    return Decoded(text, bad, had_bom)
 
 
 _MAX_REPORTED = 200

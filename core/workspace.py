@@ -174,6 +174,8 @@ class Workspace:
         self._overlays: dict[Path, str] = {}
         self._paths: list[Path] | None = None
         self._memo: dict[str, object] = {}
+        self._checkpoints: tuple[list[Path] | None, dict[str, Path]] | None = None
+        self._sizes: dict[Path, int] = {}
         self.generation = 0
         """Bumped on every change; cross-file facts memoised with :meth:`memo` follow it."""
 
@@ -241,6 +243,7 @@ class Workspace:
         """
         path = self._norm(path)
         self._docs.pop(path, None)
+        self._sizes.pop(path, None)
         self.generation += 1
         self._memo.clear()
         if self._paths is not None:
@@ -253,11 +256,27 @@ class Workspace:
     def refresh(self) -> None:
         """Forget everything (e.g. after many files changed at once)."""
         self._docs.clear()
+        self._sizes.clear()
         self._paths = None
         self._memo.clear()
         self.generation += 1
         self.layout = detect_layout(self.root)
         self.git.invalidate()
+
+    def byte_size(self, path: Path) -> int:
+        """Size of a memory file in bytes (the editor buffer's when open), cached until it changes."""
+        path = self._norm(path)
+        size = self._sizes.get(path)
+        if size is None:
+            if path in self._overlays:
+                size = len(self._overlays[path].encode("utf-8", "surrogatepass"))
+            else:
+                try:
+                    size = path.stat().st_size
+                except OSError:
+                    size = 0
+            self._sizes[path] = size
+        return size
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """A cross-file fact computed once per workspace generation (e.g. a hash index)."""
@@ -284,11 +303,17 @@ class Workspace:
 
     # -- cross-file view ---------------------------------------------------
     def checkpoints(self) -> dict[str, Path]:
+        """Checkpoint files by name (recomputed only when the file list changes; do not mutate)."""
+        self.paths()
+        cached = self._checkpoints
+        if cached is not None and cached[0] is self._paths:
+            return cached[1]
         out: dict[str, Path] = {}
-        for p in self.paths():
+        for p in self._paths or ():
             name = checkpoint_name(p)
             if name is not None and p.parent == self.root:
                 out[name] = p
+        self._checkpoints = (self._paths, out)
         return out
 
     def index(self) -> Document | None:

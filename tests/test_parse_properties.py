@@ -106,3 +106,10 @@ def test_crlf_bom_and_invalid_utf8_positions() -> None:
     assert [(p.code, p.range.start.line, p.range.start.character) for p in doc.problems] == [
         ("SZ001", 2, 4)
     ]
+
+
+def test_nul_in_an_editor_buffer_is_reported() -> None:
+    doc = parse_text("# T\nok\nnul \x00 here\n", Path("topic.md"))
+    assert [(p.code, p.range.start.line, p.range.start.character) for p in doc.problems] == [
+        ("SZ001", 2, 4)
+    ]

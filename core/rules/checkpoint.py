@@ -163,8 +163,22 @@ def next_action_section(doc: Document) -> Section | None:
 
 
 def checkpoint_facts(doc: Document, name: str | None = None) -> CheckpointFacts:
-    """Branch, Saved and next action of a checkpoint document; never raises."""
+    """Branch, Saved and next action of a checkpoint document; never raises.
+
+    Cached on the (immutable) document, so the index rules can consult thousands of
+    checkpoints per keystroke without re-reading them.
+    """
     name = name or checkpoint_name(doc.path) or doc.path.stem
+    key = "memls.cp.facts:" + name
+    cached = doc.extra.get(key)
+    if isinstance(cached, CheckpointFacts):
+        return cached
+    facts = _checkpoint_facts(doc, name)
+    doc.extra[key] = facts
+    return facts
+
+
+def _checkpoint_facts(doc: Document, name: str) -> CheckpointFacts:
     branch_field = doc.field("Branch")
     branch = branch_field.value.strip() if branch_field and branch_field.value.strip() else None
     saved_field = doc.field("Saved")
@@ -393,19 +407,21 @@ def _check_sections(ctx: RuleContext, anchor: Range) -> Iterator[Diagnostic]:
 
 
 def _append(doc: Document, block: str) -> TextEdit:
-    """An edit that appends ``block`` as its own paragraph at the end of the document."""
+    """An edit that appends ``block`` as its own paragraph at the end of the document.
+
+    Appends compose: several at once (one fix-all pass) give the same text as one by one.
+    A file without a final newline keeps having none.
+    """
     last = len(doc.lines) - 1
     end = Range.point(last, len(doc.lines[last]))
     eol = doc.eol
     if not doc.text.strip():
         return TextEdit(Range.of(0, 0, last, len(doc.lines[last])), block + eol)
     if doc.lines[last]:
-        prefix = eol * 2
-    elif last >= 1 and doc.lines[last - 1].strip():
-        prefix = eol
-    else:
-        prefix = ""
-    return TextEdit(end, prefix + block + eol)
+        return TextEdit(end, eol * 2 + block)
+    if last >= 1 and doc.lines[last - 1].strip():
+        return TextEdit(end, eol + block + eol)
+    return TextEdit(end, block + eol * 2)
 
 
 def _check_plan(ctx: RuleContext) -> Iterator[Diagnostic]:

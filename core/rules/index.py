@@ -392,14 +392,15 @@ def _check_missing(
     if not missing:
         return
     eol = doc.eol
-    for name in missing:
+    listed, rest = missing[:MAX_LISTED_MISSING], missing[MAX_LISTED_MISSING:]
+    after = found[-1].item.line if found else (section.start_line if section else 0)
+    for name in listed:
         fact = facts.get(name)
         bullet = bullet_for(fact) if fact is not None else None
         fix = None
         if section is not None:
             rng = section.heading.title_range
             if bullet is not None:
-                after = found[-1].item.line if found else section.start_line
                 at = Range.point(after, len(doc.line_text(after)))
                 fix = ctx.fix(f"Add the bullet for `{name}`", TextEdit(at, eol + bullet))
         else:
@@ -417,6 +418,37 @@ def _check_missing(
         yield ctx.diag(
             "IX003", f"checkpoint-{name}.md has no bullet in the index: {hint}", rng, fix
         )
+    if rest:
+        yield _missing_summary(ctx, section, rest, facts, after)
+
+
+MAX_LISTED_MISSING = 25
+"""IX003 lists this many checkpoints one by one; the rest share one diagnostic (and one fix)."""
+
+
+def _missing_summary(
+    ctx: RuleContext,
+    section: Section | None,
+    rest: list[str],
+    facts: dict[str, CheckpointFacts | None],
+    after: int,
+) -> Diagnostic:
+    doc = ctx.doc
+    bullets = [b for name in rest if (f := facts.get(name)) is not None and (b := bullet_for(f))]
+    fix = None
+    if section is not None and bullets:
+        at = Range.point(after, len(doc.line_text(after)))
+        edit = TextEdit(at, "".join(doc.eol + b for b in bullets))
+        fix = ctx.fix(f"Add the bullets for {len(bullets)} more checkpoints", edit)
+    sample = ", ".join(rest[:3])
+    return ctx.diag(
+        "IX003",
+        f"{len(rest)} more checkpoint files have no bullet in the index ({sample}, …): "
+        "add their bullets, or clear the checkpoints you no longer need "
+        "(`memls checkpoint clear NAME`)",
+        section.heading.title_range if section is not None else Range.point(0, 0),
+        fix,
+    )
 
 
 def _check_layout(ctx: RuleContext, section: Section, found: list[Bullet]) -> Iterator[Diagnostic]:

@@ -59,12 +59,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             "merge or retire some topic files",
             first_line,
         )
-    total = 0
-    for p in paths:
-        try:
-            total += p.stat().st_size
-        except OSError:
-            continue
+    total = sum(ctx.workspace.byte_size(p) for p in paths)
     if total > MAX_TOTAL_BYTES:
         yield ctx.diag(
             "SZ003",
