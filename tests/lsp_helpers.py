@@ -20,6 +20,15 @@ GIT_ENV = {
     "GIT_COMMITTER_EMAIL": "t@example.invalid",
 }
 
+DEPLOY = (
+    "# Deploying\n\n"
+    "## Staging\n"
+    "Push to the staging branch and wait for the smoke tests.\n\n"
+    "## Zebra crossing rollout\n"
+    "The zebra crossing rollout needs the ferris wheel flag switched off first.\n"
+)
+"""A topic file with one distinctive section, for the recall commands (deploy.md)."""
+
 
 def git(cwd: Path, *args: str) -> str:
     env = {**os.environ, **GIT_ENV}

@@ -17,16 +17,9 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.lsp_helpers import NAME, SERVER, git, make_project, start, uri
+from tests.lsp_helpers import DEPLOY, NAME, SERVER, git, make_project, start, uri
 
 OPTIONS: dict[str, object] = {"recall": {"model": "memls-hash"}}
-DEPLOY = (
-    "# Deploying\n\n"
-    "## Staging\n"
-    "Push to the staging branch and wait for the smoke tests.\n\n"
-    "## Zebra crossing rollout\n"
-    "The zebra crossing rollout needs the ferris wheel flag switched off first.\n"
-)
 CANCEL_FILES = 1500
 
 

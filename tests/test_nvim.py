@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lsp_helpers import NAME, make_project
+from tests.lsp_helpers import DEPLOY, NAME, make_project
 
 PROJECT = Path(__file__).resolve().parents[1]
 NVIM_DIR = PROJECT / "editors" / "nvim"
@@ -58,6 +58,19 @@ local function has_line(buf, needle)
   return false
 end
 
+local notified = {{}}
+local notify = vim.notify
+vim.notify = function(msg, level, opts)
+  table.insert(notified, tostring(msg))
+  return notify(msg, level, opts)
+end
+local function was_notified(needle)
+  for _, m in ipairs(notified) do
+    if m:find(needle, 1, true) then return true end
+  end
+  return false
+end
+
 local ok, err = pcall(function()
   vim.cmd.edit({index})
   local index = vim.api.nvim_get_current_buf()
@@ -88,8 +101,25 @@ local ok, err = pcall(function()
   note('saved', vim.wait(15000, function() return vim.uv.fs_stat({saved}) ~= nil end, 20))
   note('index_buffer_has_bullet', vim.wait(10000, function() return has_line(index, '**nvim-save**') end, 20))
   note('shown', vim.wait(5000, function() return vim.api.nvim_buf_get_name(0) == {saved} end, 20))
+
+  vim.cmd('MemlsRecall zebra crossing rollout')
+  note('recall', vim.wait(15000, function() return #vim.fn.getqflist() > 0 end, 20))
+  local qf = vim.fn.getqflist({{ title = 1, items = 1 }})
+  local first = qf.items[1] or {{}}
+  note('qf_title', qf.title)
+  note('qf_file', first.bufnr and vim.api.nvim_buf_get_name(first.bufnr) or vim.NIL)
+  note('qf_lnum', first.lnum or vim.NIL)
+  note('qf_text', first.text or vim.NIL)
+  vim.cmd('cclose')
+
+  vim.cmd.buffer(index)
+  vim.cmd('MemlsResume {name}')
+  note('resumed', vim.wait(10000, function() return vim.api.nvim_buf_get_name(0) == {checkpoint_path} end, 20))
+  note('resume_message', vim.wait(5000, function() return was_notified('Wire the login form') end, 20))
 end)
 note('error', ok and vim.NIL or tostring(err))
+note('notified', notified)
+note('messages', vim.fn.execute('messages'))
 local f = assert(io.open({result}, 'w'))
 f:write(vim.json.encode(out))
 f:close()
@@ -111,6 +141,17 @@ def test_neovim_with_the_shipped_config(tmp_path: Path):
     index.write_text(
         "# Project Memory\n\n## Memory Files\n- [Testing notes](testing.md)\n", encoding="utf-8"
     )
+    deploy = root / "deploy.md"
+    deploy.write_text(DEPLOY, encoding="utf-8")
+    # :MemlsRecall searches what is indexed: index it first with the weight-free model (a
+    # search without a configured model uses the model the store was built with).
+    backfill = ["recall", "backfill", "--root", str(root), "--model", "memls-hash"]
+    subprocess.run(
+        [sys.executable, "-m", "memls", *backfill],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     result = tmp_path / "result.json"
     init = tmp_path / "init.lua"
     init.write_text(
@@ -123,6 +164,7 @@ def test_neovim_with_the_shipped_config(tmp_path: Path):
             checkpoint=lua(str(root / f"checkpoint-{NAME}.md")),
             readme=lua(str(project / "README.md")),
             saved=lua(str(root / "checkpoint-nvim-save.md")),
+            checkpoint_path=lua(str(root / f"checkpoint-{NAME}.md")),
             result=lua(str(result)),
             name=NAME,
         ),
@@ -148,3 +190,12 @@ def test_neovim_with_the_shipped_config(tmp_path: Path):
     assert "**nvim-save**" in index.read_text()
     assert seen["index_buffer_has_bullet"] is True
     assert seen["shown"] is True
+    assert "Error" not in seen["messages"], seen["messages"]
+    assert seen["recall"] is True
+    assert seen["qf_title"] == "memls recall: zebra crossing rollout"
+    assert seen["qf_file"] == str(deploy.resolve())
+    heading = DEPLOY.splitlines().index("## Zebra crossing rollout") + 1
+    assert seen["qf_lnum"] == heading
+    assert "topic" in seen["qf_text"]
+    assert seen["resumed"] is True
+    assert seen["resume_message"] is True

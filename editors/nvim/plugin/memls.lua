@@ -99,15 +99,21 @@ vim.api.nvim_create_user_command('MemlsResume', function(opts)
   execute('memls.checkpoint.resume', args)
 end, { nargs = '?', desc = 'memls: resume a checkpoint' })
 
+local function text_or_nil(value)
+  return type(value) == 'string' and value or nil
+end
+
 vim.api.nvim_create_user_command('MemlsRecall', function(opts)
   execute('memls.recall.search', { query = opts.args }, function(result)
     local items = {}
     for _, r in ipairs((result or {}).results or {}) do
+      -- JSON null arrives as vim.NIL (truthy userdata): only strings are labels
+      local label = (text_or_nil(r.heading) or text_or_nil(r.snippet) or ''):gsub('%s+', ' ')
       table.insert(items, {
         filename = r.path,
         lnum = r.start_line + 1,
         end_lnum = r.end_line + 1,
-        text = string.format('[%s %.3f] %s', r.kind, r.score, (r.heading or r.snippet or ''):gsub('\n', ' ')),
+        text = string.format('[%s %.3f] %s', r.kind, r.score, label),
       })
     end
     vim.fn.setqflist({}, ' ', { title = 'memls recall: ' .. opts.args, items = items })
