@@ -30,6 +30,8 @@ T = TypeVar("T")
 _SKIP = {".git", ".memls", "node_modules", ".venv", "venv", "__pycache__", "dist", "build"}
 _SCAN_DEPTH = 3
 _CACHE_SECONDS = 60.0
+_BATCH_REFRESH = 32
+"""More changed files than this in one root at once: refresh the root instead."""
 
 
 @dataclass(frozen=True)
@@ -140,6 +142,27 @@ class MemoryState:
             ):
                 ws.config = self.config_for(root)
                 self._checked.clear()
+        self._forget(affected)
+        return affected
+
+    def invalidate_many(self, paths: Iterable[Path]) -> set[Path]:
+        """Files changed on disk at once (a checkout, a sync, a generator): a root with more
+        than a few of them is refreshed once, instead of once per file — each per-file
+        invalidation of a created file rescans the root, which is quadratic in the count."""
+        paths = list(paths)
+        affected: set[Path] = set()
+        crowded: set[Path] = set()
+        for root, ws in self.workspaces.items():
+            inside = [p for p in paths if _is_memory_location(root, p.absolute())]
+            if len(inside) > _BATCH_REFRESH:
+                ws.refresh()
+                crowded.add(root)
+                affected.update(inside)
+                affected.update(ws.paths())
+        for path in paths:
+            config = path.name in ("memls.toml", "pyproject.toml")
+            if config or not any(_is_memory_location(r, path.absolute()) for r in crowded):
+                affected |= self.invalidate(path)
         self._forget(affected)
         return affected
 

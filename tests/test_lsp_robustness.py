@@ -1,8 +1,10 @@
 """The server survives bad input: malformed JSON-RPC, unknown methods, didChange for a
-document never opened, out-of-range positions, a 10 MB document and binary content."""
+document never opened, out-of-range positions, a 10 MB document and binary content; and
+many files created or deleted on disk at once."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import subprocess
 from pathlib import Path
@@ -12,7 +14,16 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.lsp_helpers import SERVER, change_all, open_params, start, uri, wait_for_diagnostics
+from tests.lsp_helpers import (
+    BRANCH,
+    SERVER,
+    change_all,
+    checkpoint_text,
+    open_params,
+    start,
+    uri,
+    wait_for_diagnostics,
+)
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
@@ -108,6 +119,24 @@ async def test_binary_content(client: LanguageClient, tmp_path: Path):
     )
     client.text_document_did_open(open_params(path, "# Blob\n"))
     await still_serves(client, path)
+
+
+async def test_many_files_created_and_deleted_at_once(client: LanguageClient, tmp_path: Path):
+    """The server's own watcher (this client cannot register watchers) sees a burst of new
+    checkpoints as one batch: MEMORY.md reports the missing bullets, then drops them."""
+    root = root_of(tmp_path)
+    index = root / "MEMORY.md"
+    client.text_document_did_open(open_params(index))
+    await wait_for_diagnostics(client, index, lambda codes: codes == [])
+    when = dt.datetime.now().replace(second=0, microsecond=0)
+    created = [root / f"checkpoint-burst-{n:03}.md" for n in range(60)]
+    for path in created:
+        path.write_text(checkpoint_text(path.stem[11:], BRANCH, when), encoding="utf-8")
+    diags = await wait_for_diagnostics(client, index, lambda codes: "IX003" in codes)
+    assert any("burst-000" in d.message for d in diags)
+    for path in created:
+        path.unlink()
+    await wait_for_diagnostics(client, index, lambda codes: codes == [])
 
 
 def frame(payload: bytes) -> bytes:

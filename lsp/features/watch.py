@@ -164,8 +164,7 @@ class Watch(LanguageFeature):
             if git:
                 memory.git_changed()
                 affected.update(memory.all_paths())
-            for path in files:
-                affected |= memory.invalidate(path)
+            affected |= memory.invalidate_many(files)
             return affected
 
         affected = await memory.run(apply)
