@@ -44,6 +44,7 @@ vscode: install-dev
 
 test: install-dev
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	bash scripts/vscode.sh
 	$(BIN)/pytest -q

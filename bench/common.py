@@ -8,7 +8,38 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-WORDS = ["recall", "checkpoint", "branch", "index", "memory", "session", "handoff", "verify", "bundle", "approve", "parser", "fixture", "server", "client", "token", "commit", "snapshot", "fallback", "embedding", "search", "decision", "failed", "approach", "module", "cache", "latency", "review", "migrate", "pointer", "topic"]
+WORDS = [
+    "recall",
+    "checkpoint",
+    "branch",
+    "index",
+    "memory",
+    "session",
+    "handoff",
+    "verify",
+    "bundle",
+    "approve",
+    "parser",
+    "fixture",
+    "server",
+    "client",
+    "token",
+    "commit",
+    "snapshot",
+    "fallback",
+    "embedding",
+    "search",
+    "decision",
+    "failed",
+    "approach",
+    "module",
+    "cache",
+    "latency",
+    "review",
+    "migrate",
+    "pointer",
+    "topic",
+]
 
 
 def sentence(rng: random.Random, n: int = 12) -> str:

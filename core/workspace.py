@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from memls.core.config import Config, load_config
+from memls.core.fsutil import TEMP_PREFIX, inside
 from memls.core.gitfacade import Git
 from memls.core.model import Document, FileKind
 from memls.core.parse import kind_for, parse_bytes, parse_text
@@ -122,7 +123,7 @@ def memory_files(root: Path) -> list[Path]:
         except OSError:
             continue
         for entry in entries:
-            if not entry.name.endswith(".md") or entry.name.startswith(".memls-tmp-"):
+            if not entry.name.endswith(".md") or entry.name.startswith(TEMP_PREFIX):
                 continue
             if place.name == "transcripts" and place != root and entry.name != ".handoff.md":
                 continue
@@ -248,10 +249,24 @@ class Workspace:
         self._memo.clear()
         if self._paths is not None:
             listed = path in self._paths
-            present = path in self._overlays or path.is_file()
+            present = path in self._overlays or (
+                self._listable(path) and path.is_file() and inside(self.root, path)
+            )
             if listed != present:
-                self._paths = None
+                # A new list object: caches keyed on the list (checkpoints()) notice the change.
+                others = [p for p in self._paths if p != path]
+                self._paths = sorted([*others, path]) if present else others
         return self.affected_by(path)
+
+    def _listable(self, path: Path) -> bool:
+        """Whether ``memory_files`` would list ``path`` (without touching the disk)."""
+        name = path.name
+        if not name.endswith(".md") or name.startswith(TEMP_PREFIX):
+            return False
+        parent = path.parent
+        if parent in (self.root, self.root / "memory"):
+            return True
+        return parent == self.root / "transcripts" and name == ".handoff.md"
 
     def refresh(self) -> None:
         """Forget everything (e.g. after many files changed at once)."""
@@ -293,13 +308,15 @@ class Workspace:
         idx = self.index_path
         if path != idx:
             affected.add(idx)
-        for p in self.paths():
+        listed = self.paths()
+        for p in listed:
             k = kind_for(p)
             if k is FileKind.HANDOFF or (
                 k is FileKind.TOPIC and kind in (FileKind.INDEX, FileKind.TOPIC)
             ):
                 affected.add(p)
-        return {p for p in affected if p.exists() or p in self._overlays}
+        present = set(listed)
+        return {p for p in affected if p in present or p in self._overlays}
 
     # -- cross-file view ---------------------------------------------------
     def checkpoints(self) -> dict[str, Path]:

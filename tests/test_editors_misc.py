@@ -25,15 +25,27 @@ def test_helix_languages_toml() -> None:
 def test_emacs_package_loads() -> None:
     emacs = shutil.which("emacs")
     if emacs is None:
-        pytest.skip("emacs is not installed (make test installs emacs-nox with apt-get when run as root)")
+        pytest.skip(
+            "emacs is not installed (make test installs emacs-nox with apt-get when run as root)"
+        )
     script = (
         "(progn (require 'memls)"
-        " (princ (format \"%s %s %s\" (featurep 'memls)"
-        " (and (memls-memory-file-p \"/x/checkpoint-a.md\") t)"
-        " (and (memls-memory-file-p \"/x/README.md\") t))))"
+        ' (princ (format "%s %s %s" (featurep \'memls)'
+        ' (and (memls-memory-file-p "/x/checkpoint-a.md") t)'
+        ' (and (memls-memory-file-p "/x/README.md") t))))'
     )
     proc = subprocess.run(
-        [emacs, "--batch", "--no-init-file", "-L", str(EDITORS / "emacs"), "-l", str(EDITORS / "emacs" / "memls.el"), "--eval", script],
+        [
+            emacs,
+            "--batch",
+            "--no-init-file",
+            "-L",
+            str(EDITORS / "emacs"),
+            "-l",
+            str(EDITORS / "emacs" / "memls.el"),
+            "--eval",
+            script,
+        ],
         capture_output=True,
         text=True,
         timeout=120,

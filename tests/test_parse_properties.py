@@ -96,7 +96,9 @@ def test_heading_inside_fence_is_not_a_heading() -> None:
 
 
 def test_crlf_bom_and_invalid_utf8_positions() -> None:
-    doc = parse_bytes(b"\xef\xbb\xbf# T\r\n- **Branch:** `b`\r\nbad \xff\r\n", Path("checkpoint-t.md"))
+    doc = parse_bytes(
+        b"\xef\xbb\xbf# T\r\n- **Branch:** `b`\r\nbad \xff\r\n", Path("checkpoint-t.md")
+    )
     assert doc.had_bom
     assert doc.eol == "\r\n"
     assert doc.headings[0].title == "T"
