@@ -66,6 +66,8 @@ def check(
     Prints `path:line:col: CODE message` lines and a summary; exits 1 when findings of
     error severity remain.
     """
+    if root is not None and not root.is_dir():
+        raise click.ClickException(f"memory root {root} does not exist or is not a directory")
     diags: list[Diagnostic] = []
     fixed_total = 0
     for base, files in _targets(paths, root).items():
@@ -81,6 +83,9 @@ def check(
             raise click.ClickException(str(exc)) from exc
         ws = Workspace(base, config)
         targets = files if files is not None else memory_files(ws.root)
+        for path in [p for p in targets if p.suffix.lower() != ".md"]:
+            click.echo(f"skipped {display_path(path)}: not a Markdown memory file", err=True)
+            targets = [p for p in targets if p != path]
         if fix:
             for path in targets:
                 new_text, count = fix_text(ws, path)

@@ -193,6 +193,27 @@ def test_paths_and_root_option(root: Path, tmp_path_factory: pytest.TempPathFact
     assert proc.returncode == 1
 
 
+def test_missing_root_and_non_markdown_paths(root: Path) -> None:
+    proc = run_memls("check", "--root", str(root / "nope"), cwd=root)
+    assert proc.returncode == 1
+    assert "memory root" in proc.stderr
+    assert "does not exist" in proc.stderr
+    (root / "notes.txt").write_text("plain text\n")
+    proc = run_memls("check", "notes.txt", cwd=root)
+    assert proc.returncode == 0
+    assert "skipped notes.txt: not a Markdown memory file" in proc.stderr
+
+
+def test_fix_rewrites_the_file_and_reports(tmp_path: Path) -> None:
+    (tmp_path / "MEMORY.md").write_text("Just notes, no heading.\n")
+    proc = run_memls("check", "--select", "IX001", "--fix", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    assert "Fixed 1." in proc.stdout
+    assert (tmp_path / "MEMORY.md").read_text().startswith("# Project Memory\n")
+    again = run_memls("check", "--select", "IX001", cwd=tmp_path)
+    assert "All checks passed." in again.stdout
+
+
 def test_bad_config_is_a_clear_error(root: Path) -> None:
     (root / "memls.toml").write_text("stale_days = 'soon'\n")
     proc = run_memls("check", cwd=root)
