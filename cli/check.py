@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from memls.cli.common import root_option, select_options
+from memls.cli.common import InvalidInput, root_option, select_options
 from memls.core.config import ConfigError, load_config
 from memls.core.fixes import fix_text
 from memls.core.fsutil import atomic_write
@@ -67,7 +67,7 @@ def check(
     error severity remain.
     """
     if root is not None and not root.is_dir():
-        raise click.ClickException(f"memory root {root} does not exist or is not a directory")
+        raise InvalidInput(f"memory root {root} does not exist or is not a directory")
     diags: list[Diagnostic] = []
     fixed_total = 0
     for base, files in _targets(paths, root).items():
@@ -80,7 +80,9 @@ def check(
                 overrides["ignore"] = [*config.ignore, *(c for s in ignore for c in s.split(","))]
             config = config.merged(overrides) if overrides else config
         except ConfigError as exc:
-            raise click.ClickException(str(exc)) from exc
+            raise InvalidInput(str(exc)) from exc
+        _check_codes(config.select, "select")
+        _check_codes(config.ignore, "ignore")
         ws = Workspace(base, config)
         targets = files if files is not None else memory_files(ws.root)
         for path in [p for p in targets if p.suffix.lower() != ".md"]:
@@ -105,6 +107,16 @@ def check(
         _print_text(diags, fixed_total, fix)
     errors = sum(1 for d in diags if d.severity is Severity.ERROR)
     sys.exit(1 if errors and not exit_zero else 0)
+
+
+def _check_codes(prefixes: tuple[str, ...], option: str) -> None:
+    """A typo in --select must not silently switch every rule off."""
+    codes = registry()
+    for prefix in prefixes:
+        if not any(code.startswith(prefix) for code in codes):
+            raise InvalidInput(
+                f"unknown rule code or prefix {prefix!r} in {option} (`memls rules` lists them)"
+            )
 
 
 def _print_text(diags: list[Diagnostic], fixed: int, fix: bool) -> None:

@@ -41,3 +41,9 @@ def resolve_root(root: Path | None) -> Path:
     if root is not None:
         return root.resolve()
     return discover_root(Path.cwd()) or Path.cwd().resolve()
+
+
+class InvalidInput(click.ClickException):
+    """Bad arguments or configuration: exit 2, like click's own usage errors (1 means findings)."""
+
+    exit_code = 2

@@ -195,7 +195,7 @@ def test_paths_and_root_option(root: Path, tmp_path_factory: pytest.TempPathFact
 
 def test_missing_root_and_non_markdown_paths(root: Path) -> None:
     proc = run_memls("check", "--root", str(root / "nope"), cwd=root)
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert "memory root" in proc.stderr
     assert "does not exist" in proc.stderr
     (root / "notes.txt").write_text("plain text\n")
@@ -214,10 +214,20 @@ def test_fix_rewrites_the_file_and_reports(tmp_path: Path) -> None:
     assert "All checks passed." in again.stdout
 
 
+def test_unknown_rule_codes_are_refused(root: Path) -> None:
+    proc = run_memls("check", "--select", "ZZ999", cwd=root)
+    assert proc.returncode == 2
+    assert "unknown rule code or prefix 'ZZ999' in select" in proc.stderr
+    (root / "memls.toml").write_text('ignore = ["CP0X"]\n')
+    proc = run_memls("check", cwd=root)
+    assert proc.returncode == 2
+    assert "'CP0X' in ignore" in proc.stderr
+
+
 def test_bad_config_is_a_clear_error(root: Path) -> None:
     (root / "memls.toml").write_text("stale_days = 'soon'\n")
     proc = run_memls("check", cwd=root)
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert "bad value for 'stale_days'" in proc.stderr
     assert "Traceback" not in proc.stderr
 
