@@ -11,7 +11,7 @@ import pytest
 
 from memls.core.gitfacade import Git
 from memls.core.model import Severity
-from memls.core.ops import ConflictError
+from memls.core.ops import ConflictError, OpError
 from memls.core.ops._text import sha256_bytes
 from memls.core.ops.checkpoint import (
     clear_checkpoint,
@@ -84,11 +84,84 @@ def test_save_into_empty_directory_creates_index_and_checkpoint(tmp_path: Path) 
     assert _errors(tmp_path, "MEMORY.md") == []
 
 
-def test_plan_driven_save_recommends_clear_and_continue(tmp_path: Path) -> None:
-    result = _save(tmp_path, "x", next_action="Step three", plan="~/.claude/plans/p.md", step="3/5")
-    text = (tmp_path / "checkpoint-x.md").read_text()
+def test_plan_driven_save_recommends_clear_and_continue(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    (home / ".claude" / "plans").mkdir(parents=True)
+    (home / ".claude" / "plans" / "p.md").write_text("# Plan\n1. a\n2. b\n3. c\n4. d\n5. e\n")
+    monkeypatch.setenv("HOME", str(home))
+    root = tmp_path / "root"
+    root.mkdir()
+    result = _save(root, "x", next_action="Step three", plan="~/.claude/plans/p.md", step="3/5")
+    text = (root / "checkpoint-x.md").read_text()
     assert "- **Plan:** `~/.claude/plans/p.md` (step 3 of 5)\n" in text
     assert result.message.endswith("/clear then: continue x\nNext: Step three")  # type: ignore[attr-defined]
+    assert "Warning" not in result.message  # type: ignore[attr-defined]
+    ws = Workspace(root)
+    found = [d.code for d in check_document(ws, parse_file(root / "checkpoint-x.md"), now=NOW)]
+    assert found == []
+
+
+@pytest.mark.parametrize("step", ["5/3", "0/3", "3/0", "-1/3", "two/3", "3", "1/2/3", ""])
+def test_impossible_or_malformed_step_is_refused_before_writing(tmp_path: Path, step: str) -> None:
+    (tmp_path / "plan.md").write_text("# Plan\n")
+    with pytest.raises(OpError, match="--step"):
+        _save(tmp_path, "x", next_action="Go", plan="plan.md", step=step)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.md"]
+
+
+def test_cli_step_beyond_the_plan_exits_2_and_writes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "plan.md").write_text("# Plan\n")
+    proc = memls_on(
+        tmp_path, "checkpoint", "save", "x", "--next", "Go", "--plan", "plan.md", "--step", "5/3"
+    )
+    assert proc.returncode == 2
+    assert "--step '5/3' is impossible: N must be between 1 and M" in proc.stderr
+    assert proc.stdout == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.md"]
+    ok = memls_on(
+        tmp_path, "checkpoint", "save", "x", "--next", "Go", "--plan", "plan.md", "--step", "3/3"
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert "- **Plan:** `plan.md` (step 3 of 3)\n" in (tmp_path / "checkpoint-x.md").read_text()
+
+
+def test_missing_plan_is_left_out_with_a_warning(tmp_path: Path) -> None:
+    """The procedure: omit the Plan line if no plan file exists; still save (insurance)."""
+    result = _save(tmp_path, "x", next_action="Go", plan="plans/gone.md", step="2/4")
+    assert result.changed  # type: ignore[attr-defined]
+    text = (tmp_path / "checkpoint-x.md").read_text()
+    assert "Plan" not in text
+    message = result.message  # type: ignore[attr-defined]
+    assert message.splitlines()[1].startswith(
+        "Warning: plan file `plans/gone.md` not found (relative paths are taken from the memory root"
+    )
+    assert "CP030" in message.splitlines()[1]
+    assert message.endswith("/compact focus on: Go")  # no plan tracks progress: not /clear
+    assert result.data["warnings"] == [message.splitlines()[1]]  # type: ignore[attr-defined]
+    ws = Workspace(tmp_path)
+    found = [d.code for d in check_document(ws, parse_file(tmp_path / "checkpoint-x.md"), now=NOW)]
+    assert found == []
+    # Once the plan exists (relative to the root), the same save records it.
+    (tmp_path / "plans").mkdir()
+    (tmp_path / "plans" / "gone.md").write_text("# Plan\n")
+    again = _save(tmp_path, "x", next_action="Go", plan="plans/gone.md", step="2/4")
+    assert (
+        "- **Plan:** `plans/gone.md` (step 2 of 4)\n" in (tmp_path / "checkpoint-x.md").read_text()
+    )
+    assert "Warning" not in again.message  # type: ignore[attr-defined]
+
+
+def test_cli_missing_plan_warns_and_saves(tmp_path: Path) -> None:
+    proc = memls_on(
+        tmp_path, "checkpoint", "save", "x", "--next", "Go", "--plan", "/nonexistent/p.md"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[1].startswith(
+        "Warning: plan file `/nonexistent/p.md` not found"
+    )
+    assert "Plan" not in (tmp_path / "checkpoint-x.md").read_text()
 
 
 def test_second_save_replaces_bullet_and_keeps_user_sections(tmp_path: Path) -> None:

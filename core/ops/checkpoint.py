@@ -153,13 +153,33 @@ def _split(doc: Document) -> _Parts:
 _HEADER = {"branch", "saved", "plan"}
 
 
-def _plan_line(plan: str, step: str | None) -> str:
-    if step is None:
-        return f"- **Plan:** `{plan}`"
+def _parse_step(step: str) -> tuple[int, int]:
+    """``N/M`` (or ``N of M``) with 1 <= N <= M; anything else is refused before a write.
+
+    CP031 rejects an impossible "step N of M", so a save never writes one.
+    """
     m = _STEP.match(step)
     if m is None:
         raise OpError(f"--step {step!r} is not N/M (for example 2/5)")
-    return f"- **Plan:** `{plan}` (step {m.group(1)} of {m.group(2)})"
+    n, total = int(m.group(1)), int(m.group(2))
+    if total < 1 or not 1 <= n <= total:
+        raise OpError(f"--step {step!r} is impossible: N must be between 1 and M (for example 2/5)")
+    return n, total
+
+
+def _plan_line(plan: str, step: tuple[int, int] | None) -> str:
+    if step is None:
+        return f"- **Plan:** `{plan}`"
+    return f"- **Plan:** `{plan}` (step {step[0]} of {step[1]})"
+
+
+def _plan_exists(root: Path, plan: str) -> bool:
+    """Whether the plan file is there, looked up as CP030 does (``~`` expanded, else the root)."""
+    try:
+        path = Path(os.path.expanduser(plan))
+        return (path if path.is_absolute() else root / path).is_file()
+    except (OSError, ValueError):
+        return True  # an unreadable path is not evidence that the plan is gone
 
 
 def _modified(status: list[str]) -> list[str]:
@@ -287,7 +307,20 @@ def save_checkpoint(
         name = sanitize_name(name)
     if step is not None and plan is None:
         raise OpError("--step needs --plan (the plan file the step belongs to)")
-    plan_line = _plan_line(plan, step) if plan is not None else None
+    parsed_step = _parse_step(step) if step is not None else None
+    warnings: list[str] = []
+    if plan is not None and not plan.strip():
+        raise OpError("--plan is empty: give the plan file's path")
+    if plan is not None and not _plan_exists(root, plan):
+        # The procedure: "Omit the Plan: line if no plan file exists" — don't guess, and
+        # don't write a line CP030 would flag. The checkpoint is still saved (insurance).
+        warnings.append(
+            f"Warning: plan file `{plan}` not found (relative paths are taken from the "
+            f"memory root {root}); the Plan line was left out, as CP030 would flag it. "
+            "Save again with the plan's absolute path to record it."
+        )
+        plan = None
+    plan_line = _plan_line(plan, parsed_step) if plan is not None else None
     path = checkpoint_path(root, name)
     index = memory_index(root)
     when = now_minute(now)
@@ -340,7 +373,7 @@ def save_checkpoint(
     has_plan = _field(doc, "plan") is not None
     next_step = _next_step(name, doc, next_title, has_plan, inputs)
     head = f'Checkpoint "{name}" {"saved" if changed else "unchanged"} -> {path.name}'
-    lines = [head]
+    lines = [head, *warnings]
     if migrated:
         titles = ", ".join(h.lstrip("#").strip() for h, _ in migrated)
         lines.append(f"Migrated from MEMORY.md into {path.name}: {titles}")
@@ -357,6 +390,7 @@ def save_checkpoint(
             "migrated": [h.lstrip("#").strip() for h, _ in migrated],
             "next_step": next_step,
             "sha": sha256_bytes(content.encode("utf-8")),
+            "warnings": warnings,
         },
     )
 
