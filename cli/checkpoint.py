@@ -84,10 +84,15 @@ def save(
 def resume(name: str | None, root: Path | None, consume: bool, as_json: bool) -> None:
     """Present a checkpoint: branch warning, previously failed approaches, then the next action.
 
-    Without NAME: the only checkpoint, or the list to pick from.
+    Without NAME: the only checkpoint, or the list to pick from. Exit 2 when NAME does not
+    exist (the available ones are listed).
     """
     base = resolve_root(root)
-    run_op(lambda: resume_checkpoint(base, name, consume=consume, git=git_for(base)), as_json)
+    run_op(
+        lambda: resume_checkpoint(base, name, consume=consume, git=git_for(base)),
+        as_json,
+        missing=lambda r: name is not None and r.data.get("status") != "one",
+    )
 
 
 @checkpoint.command()
@@ -96,11 +101,18 @@ def resume(name: str | None, root: Path | None, consume: bool, as_json: bool) ->
 @click.option("--all", "all_", is_flag=True, help="Clear every checkpoint.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def clear(name: str | None, root: Path | None, all_: bool, as_json: bool) -> None:
-    """Delete checkpoint-NAME.md and its index bullet (the section goes with the last one)."""
+    """Delete checkpoint-NAME.md and its index bullet (the section goes with the last one).
+
+    Exit 2 when there is no checkpoint NAME (the available ones are listed).
+    """
     if not all_ and not name:
         raise click.UsageError("give a NAME or --all")
     base = resolve_root(root)
-    run_op(lambda: clear_checkpoint(base, name, all=all_), as_json)
+    run_op(
+        lambda: clear_checkpoint(base, name, all=all_),
+        as_json,
+        missing=lambda r: not all_ and not r.data.get("cleared"),
+    )
 
 
 @checkpoint.command("list")

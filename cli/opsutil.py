@@ -27,14 +27,24 @@ def git_for(root: Path) -> Git:
     return here if here.is_repo else Git(root)
 
 
-def run_op(call: Callable[[], OpResult], as_json: bool) -> None:
-    """Run an operation; print its message (or JSON); refusals exit 2, conflicts 3."""
+def run_op(
+    call: Callable[[], OpResult],
+    as_json: bool,
+    missing: Callable[[OpResult], bool] | None = None,
+) -> None:
+    """Run an operation; print its message (or JSON); refusals exit 2, conflicts 3.
+
+    ``missing`` tells which results mean the input named something that is not there
+    (a checkpoint to resume or clear): core returns those as results, the shell exits 2
+    with the message (which lists what is available) on stderr.
+    """
     try:
         result = call()
     except ConflictError as exc:
         _fail(str(exc), EXIT_CONFLICT, as_json, {"current_sha": exc.current_sha})
     except (UnsafePathError, OpError) as exc:
         _fail(str(exc), EXIT_REFUSED, as_json, {})
+    refused = missing is not None and missing(result)
     if as_json:
         payload = {
             "message": result.message,
@@ -42,9 +52,15 @@ def run_op(call: Callable[[], OpResult], as_json: bool) -> None:
             "paths": [str(p) for p in result.paths],
             **result.data,
         }
+        if refused:
+            payload |= {"error": result.message, "exit_code": EXIT_REFUSED}
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
+    elif refused:
+        click.echo(f"Error: {result.message}", err=True)
     else:
         click.echo(result.message)
+    if refused:
+        sys.exit(EXIT_REFUSED)
 
 
 def _fail(message: str, code: int, as_json: bool, extra: dict[str, object]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -349,7 +350,12 @@ def test_clearing_last_checkpoint_removes_section_and_resume_line(tmp_path: Path
     assert not list(tmp_path.glob("checkpoint-*.md"))
     again = clear_checkpoint(tmp_path, "b")
     assert not again.changed
-    assert again.message == 'No checkpoint "b" to clear.'
+    assert again.message == 'No checkpoint "b" to clear (there are no checkpoints).'
+    _save(tmp_path, "c", next_action="C")
+    _save(tmp_path, "a", next_action="A")
+    other = clear_checkpoint(tmp_path, "b")
+    assert other.message == 'No checkpoint "b" to clear. Available checkpoints: a, c'
+    assert other.data == {"cleared": [], "available": ["a", "c"]}
 
 
 def test_clear_all(tmp_path: Path) -> None:
@@ -429,6 +435,43 @@ def test_cli_save_resume_list_clear(tmp_path: Path) -> None:
     assert "sha256 is now" in stale_sha.stderr
     cleared = memls_on(tmp_path, "checkpoint", "clear", "demo")
     assert cleared.stdout.strip() == 'Cleared checkpoint "demo"'
+
+
+def test_cli_missing_checkpoint_exits_2_and_lists_the_available(tmp_path: Path) -> None:
+    """README: exit 2 means refused or missing input; naming no checkpoint that exists is that."""
+    empty_resume = memls_on(tmp_path, "checkpoint", "resume")
+    assert (empty_resume.returncode, empty_resume.stdout) == (0, "No checkpoints found.\n")
+    named_none = memls_on(tmp_path, "checkpoint", "resume", "ghost")
+    assert named_none.returncode == 2
+    assert named_none.stderr == 'Error: Checkpoint "ghost" not found.\nNo checkpoints found.\n'
+    clear_none = memls_on(tmp_path, "checkpoint", "clear", "ghost")
+    assert clear_none.returncode == 2
+    assert "there are no checkpoints" in clear_none.stderr
+    assert memls_on(tmp_path, "checkpoint", "clear", "--all").returncode == 0
+
+    for name in ("alpha", "beta"):
+        assert memls_on(tmp_path, "checkpoint", "save", name, "--next", name).returncode == 0
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    resumed = memls_on(tmp_path, "checkpoint", "resume", "ghost")
+    assert resumed.returncode == 2
+    assert resumed.stdout == ""
+    lines = resumed.stderr.splitlines()
+    assert lines[0] == 'Error: Checkpoint "ghost" not found. Available checkpoints:'
+    assert sorted(ln.split(" ")[1] for ln in lines[1:]) == ["alpha", "beta"]
+    cleared = memls_on(tmp_path, "checkpoint", "clear", "ghost")
+    assert cleared.returncode == 2
+    assert cleared.stderr == (
+        'Error: No checkpoint "ghost" to clear. Available checkpoints: alpha, beta\n'
+    )
+    as_json = memls_on(tmp_path, "checkpoint", "clear", "ghost", "--json")
+    assert as_json.returncode == 2
+    payload = json.loads(as_json.stdout)
+    assert (payload["exit_code"], payload["available"]) == (2, ["alpha", "beta"])
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # nothing touched
+    # Several checkpoints and no name: the list to pick from is an answer, not an error.
+    assert memls_on(tmp_path, "checkpoint", "resume").returncode == 0
+    assert memls_on(tmp_path, "checkpoint", "resume", "alpha").returncode == 0
+    assert memls_on(tmp_path, "checkpoint", "clear", "alpha").returncode == 0
 
 
 def test_every_command_has_help() -> None:

@@ -695,8 +695,16 @@ def clear_checkpoint(root: Path, name: str | None, *, all: bool = False) -> OpRe
         )
     cleared = [n for n in names if n in files or n in indexed]
     if not cleared:
-        what = "No checkpoints to clear." if all else f'No checkpoint "{names[0]}" to clear.'
-        return OpResult(what, changed=False, data={"cleared": []})
+        available = sorted(set(files) | set(indexed))
+        if all:
+            what = "No checkpoints to clear."
+        elif available:
+            what = f'No checkpoint "{names[0]}" to clear. Available checkpoints: ' + ", ".join(
+                available
+            )
+        else:
+            what = f'No checkpoint "{names[0]}" to clear (there are no checkpoints).'
+        return OpResult(what, changed=False, data={"cleared": [], "available": available})
     if all:
         message = f"Cleared {len(cleared)} checkpoint{'s' if len(cleared) != 1 else ''}: " + (
             ", ".join(cleared)
