@@ -24,7 +24,7 @@ from memls.core.ops.index import migrate_index
 from memls.core.parse import parse_file
 from memls.core.rules import check_document
 from memls.core.workspace import Workspace
-from tests.cli_helpers import memls_on
+from tests.cli_helpers import memls_on, run_memls
 
 NOW = dt.datetime(2026, 11, 30, 12, 0)
 LATER = dt.datetime(2026, 11, 30, 14, 7)
@@ -323,6 +323,67 @@ def test_branch_from_git_and_mismatch_warning(tmp_path: Path) -> None:
     assert info.branch_mismatch
     assert not info.stale
     assert info.summary == "Finish auth"
+
+
+def _repo(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    _run_git(path, "init", "-q", "-b", "main")
+    (path / "code.py").write_text("x = 1\n")
+    _run_git(path, "add", "code.py")
+    _run_git(path, "commit", "-q", "-m", "init")
+    (path / "code.py").write_text("x = 2\n")
+    return path
+
+
+def _modified_files(checkpoint: Path) -> str:
+    return checkpoint.read_text().split("## Modified Files\n", 1)[1]
+
+
+@pytest.mark.parametrize("memory", ["memory", ".claude/memory", ""])
+def test_memory_files_are_not_modified_files_and_a_repeat_save_is_unchanged(
+    tmp_path: Path, memory: str
+) -> None:
+    """A save's own files must not show in the next save's Modified Files (a real git repo)."""
+    repo = _repo(tmp_path / "repo")
+    root = repo / memory if memory else repo
+    root.mkdir(parents=True, exist_ok=True)
+    (repo / "naïve file.txt").write_text("new\n")  # git quotes this name in its status
+    first = save_checkpoint(root, "x", next_action="Go", now=NOW, git=Git(repo))
+    assert first.changed
+    cp = root / "checkpoint-x.md"
+    assert _modified_files(cp) == '- code.py (M)\n- "na\\303\\257ve file.txt" (??)\n'
+    # Tracked memory files that change show as modified too, and are still left out.
+    _run_git(repo, "add", "-A")
+    _run_git(repo, "commit", "-q", "-m", "memory")
+    (repo / "code.py").write_text("x = 3\n")
+    (root / "MEMORY.md").write_text((root / "MEMORY.md").read_text() + "\n## Notes\nhi\n")
+    second = save_checkpoint(root, "x", next_action="Go", now=NOW, git=Git(repo))
+    assert _modified_files(cp) == "- code.py (M)\n"
+    third = save_checkpoint(root, "x", next_action="Go", now=NOW, git=Git(repo))
+    assert second.changed
+    assert not third.changed
+    assert third.message.startswith('Checkpoint "x" unchanged')
+    status = subprocess.run(
+        ["git", "status", "--short"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout
+    assert "checkpoint-x.md" in status  # git does see them
+    assert "MEMORY.md" in status
+
+
+def test_repeat_save_from_the_command_line_in_a_repo_is_unchanged(tmp_path: Path) -> None:
+    repo = _repo(tmp_path / "repo")
+    root = repo / "memory"
+    root.mkdir()
+    args = ("checkpoint", "save", "x", "--next", "Go", "--json", "--root", str(root))
+    for _attempt in range(3):  # a minute boundary between the two saves: try again
+        first = run_memls(*args, cwd=repo)
+        second = run_memls(*args, cwd=repo)
+        assert first.returncode == 0, first.stderr
+        assert second.returncode == 0, second.stderr
+        if json.loads(first.stdout)["sha"] == json.loads(second.stdout)["sha"]:
+            break
+    assert json.loads(second.stdout)["changed"] is False
+    assert _modified_files(root / "checkpoint-x.md") == "- code.py (M)\n"
 
 
 def test_list_marks_stale_by_age(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ the two writes leaves a checkpoint without a bullet (IX003), never a bullet with
 
 from __future__ import annotations
 
+import codecs
 import datetime as dt
 import os
 import re
@@ -190,6 +191,48 @@ def _modified(status: list[str]) -> list[str]:
     return out
 
 
+def _status_paths(line: str) -> list[str]:
+    """The path(s) of one ``git status --short`` line (both sides of a rename), unquoted."""
+    rest = line[3:].rstrip("\n")
+    parts = rest.split(" -> ") if line[:2].strip()[:1] in ("R", "C") else [rest]
+    return [_unquote(part.strip()) for part in parts]
+
+
+def _unquote(text: str) -> str:
+    """Undo git's C-style quoting of unusual path names (``"a\\303\\251.md"``)."""
+    if len(text) < 2 or not text[0] == text[-1] == '"':
+        return text
+    raw: bytes = codecs.escape_decode(text[1:-1].encode("utf-8"))[0]
+    return raw.decode("utf-8", "replace")
+
+
+def _session_status(git: Git, root: Path) -> list[str]:
+    """``git status --short`` without the memory root's own files (first 10 lines).
+
+    The checkpoint and MEMORY.md a save writes are not files the session modified; listing
+    them would make the next identical save differ. When the root is a folder inside the
+    repository, everything in it (and an untracked folder holding it) is memory, not work.
+    When the root is the repository itself, only MEMORY.md, the checkpoints and ``.memls/``
+    are left out, so the project's own files still show.
+    """
+    top = git.toplevel
+    base = Path(git.cwd).resolve()
+    folder = top is not None and root != top.resolve() and root.is_relative_to(top.resolve())
+
+    def is_memory(path: Path) -> bool:
+        if folder and (path.is_relative_to(root) or root.is_relative_to(path)):
+            return True
+        own = path.name in ("MEMORY.md", ".memls") or CHECKPOINT_RE.match(path.name)
+        return path.parent == root and bool(own)
+
+    kept = [
+        line
+        for line in git.status_short(1_000_000)
+        if not any(is_memory(Path(os.path.normpath(base / p))) for p in _status_paths(line))
+    ]
+    return kept[:STATUS_LINES]
+
+
 @dataclass(frozen=True)
 class _Inputs:
     name: str
@@ -325,7 +368,7 @@ def save_checkpoint(
     index = memory_index(root)
     when = now_minute(now)
     branch = git.current_branch() or NO_BRANCH
-    status = git.status_short(STATUS_LINES) if git.is_repo else None
+    status = _session_status(git, root) if git.is_repo else None
     inputs = _Inputs(
         name=name,
         branch=branch,
