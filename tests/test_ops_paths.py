@@ -81,7 +81,7 @@ def test_nul_in_a_name_is_refused() -> None:
         ("/-x", None),
         ("my task", "my-task"),
         ("My Feature/Login", "my-feature-login"),  # the README's example
-        ("  two\t words ", "two-words"),
+        ("  two   words ", "two-words"),
     ],
 )
 def test_sanitising(name: str, expected: str | None) -> None:
