@@ -2,9 +2,9 @@
 
 With vectors in the recall store it draws every chunk at its 2-D PCA position (numpy),
 coloured by kind, each point titled so hovering names it. Before any backfill it draws a
-treemap of the memory files by size. Picking a point in the list beside the picture opens
-it in a linked :class:`RecallExplorer`: a plain ``Dropdown`` works the same in JupyterLab,
-Notebook 7 and VS Code, where SVG click handlers would need a custom widget.
+treemap of the memory files by size. Clicking a point (or a file) opens it in a linked
+:class:`RecallExplorer`; the picture is a :class:`ClickablePicture` (anywidget, no build
+step), and the list beside it is the keyboard way to the same thing.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from memls.core.recall.store import db_path_for, open_existing
 from memls.core.workspace import memory_files, transcript_files
 from memls.notebook import render as r
 from memls.notebook.explorer import RecallExplorer
+from memls.notebook.picture import ClickablePicture, Mark
 
 WIDTH, HEIGHT, PAD = 640, 400, 24
 MAX_POINTS = 1500
@@ -121,40 +122,24 @@ def _scale(values: npt.NDArray[np.float64], low: float, high: float) -> npt.NDAr
     return scaled
 
 
-def scatter_svg(points: list[MapPoint], selected: int | None = None) -> str:
-    """The projected chunks as SVG circles; ``<title>`` gives each its hover label."""
+def scatter_marks(points: list[MapPoint]) -> list[Mark]:
+    """The projected chunks as circles in picture coordinates, titled with their source."""
     xs = _scale(np.array([p.x for p in points]), PAD, WIDTH - PAD)
     ys = _scale(np.array([-p.y for p in points]), PAD, HEIGHT - PAD)
-    marks: list[str] = []
     numbered = len(points) <= 80
-    for number, (point, x, y) in enumerate(zip(points, xs, ys, strict=True), start=1):
-        title = f"#{number} {point.kind}: {point.label}"
-        marks.append(
-            f'<circle class="memls-point" data-id="{r.esc(point.id)}" cx="{x:.1f}" cy="{y:.1f}" r="6" '
-            f'fill="{r.kind_color(point.kind)}" fill-opacity="0.85" stroke="#fff" stroke-width="1">'
-            f"<title>{r.esc(title)}</title></circle>"
+    return [
+        Mark(
+            shape="circle",
+            css="memls-point",
+            x=round(float(x), 1),
+            y=round(float(y), 1),
+            r=6,
+            color=r.kind_color(point.kind),
+            title=f"#{number} {point.kind}: {point.label}",
+            text=str(number) if numbered else "",
         )
-        if numbered:
-            marks.append(
-                f'<text x="{x + 8:.1f}" y="{y + 4:.1f}" font-size="10" fill="currentColor" '
-                f'opacity="0.7" pointer-events="none">{number}</text>'
-            )
-    if selected is not None and 0 <= selected < len(points):
-        x, y = xs[selected], ys[selected]
-        marks.append(
-            f'<circle class="memls-selected-point" cx="{x:.1f}" cy="{y:.1f}" r="11" fill="none" '
-            'stroke="currentColor" stroke-width="2"/>'
-        )
-    return _svg("".join(marks), f"Memory map: {len(points)} chunks by meaning")
-
-
-def _svg(body: str, label: str) -> str:
-    return (
-        f'<svg class="memls-svg" xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{r.esc(label)}" '
-        'style="border:1px solid rgba(127,127,127,.3);border-radius:4px">'
-        f"{body}</svg>"
-    )
+        for number, (point, x, y) in enumerate(zip(points, xs, ys, strict=True), start=1)
+    ]
 
 
 def legend(kinds: list[str]) -> str:
@@ -226,31 +211,30 @@ def squarify(values: list[float], x: float, y: float, width: float, height: floa
     return rects
 
 
-def treemap_svg(files: list[MapFile], selected: int | None = None) -> str:
+def treemap_marks(files: list[MapFile]) -> list[Mark]:
     """Files as rectangles sized by bytes, coloured by kind, titled with path and size."""
     rects = squarify([max(f.size, 1) for f in files], 1, 1, WIDTH - 2, HEIGHT - 2)
-    marks: list[str] = []
-    for number, (file, (x, y, wd, ht)) in enumerate(zip(files, rects, strict=True)):
-        stroke = (
-            'stroke="currentColor" stroke-width="3"'
-            if number == selected
-            else 'stroke="#fff" stroke-width="1"'
-        )
-        marks.append(
-            f'<rect class="memls-file" x="{x:.1f}" y="{y:.1f}" width="{wd:.1f}" height="{ht:.1f}" '
-            f'fill="{r.kind_color(file.kind)}" fill-opacity="0.8" {stroke}>'
-            f"<title>{r.esc(file.path)} ({r.esc(file.kind)}, {r.esc(r.human_bytes(file.size))})</title></rect>"
-        )
+    marks: list[Mark] = []
+    for file, (x, y, wd, ht) in zip(files, rects, strict=True):
         name = file.path.rsplit("/", 1)[-1]
+        shown = ""
         if wd > 60 and ht > 18:
-            shown = (
-                name if len(name) * 6.5 < wd - 8 else name[: max(1, int((wd - 8) / 6.5) - 1)] + "…"
+            fits = len(name) * 6.5 < wd - 8
+            shown = name if fits else name[: max(1, int((wd - 8) / 6.5) - 1)] + "…"
+        marks.append(
+            Mark(
+                shape="rect",
+                css="memls-file",
+                x=round(x, 1),
+                y=round(y, 1),
+                w=round(wd, 1),
+                h=round(ht, 1),
+                color=r.kind_color(file.kind),
+                title=f"{file.path} ({file.kind}, {r.human_bytes(file.size)})",
+                text=shown,
             )
-            marks.append(
-                f'<text x="{x + 4:.1f}" y="{y + 14:.1f}" font-size="11" fill="#fff" pointer-events="none">'
-                f"{r.esc(shown)}</text>"
-            )
-    return _svg("".join(marks), f"Memory files by size: {len(files)} files")
+        )
+    return marks
 
 
 # --- widget ----------------------------------------------------------------------------------
@@ -259,8 +243,8 @@ def treemap_svg(files: list[MapFile], selected: int | None = None) -> str:
 class MemoryMap:
     """The semantic map (or the file treemap before backfill), linked to an explorer.
 
-    Pass ``explorer`` to open picked points in it; after that explorer's backfill the map
-    redraws by itself.
+    Pass ``explorer`` to open clicked (or listed) points in it; after that explorer's
+    backfill the map redraws by itself.
     """
 
     def __init__(
@@ -277,10 +261,14 @@ class MemoryMap:
         self.title = w.HTML(r.title_html("Memory map"))
         self.caption = w.HTML("")
         self.caption.add_class("memls-box")
-        self.picture = w.HTML("")
+        self.picture = ClickablePicture(width=WIDTH, height=HEIGHT)
         self.picture.add_class("memls-map")
         self.picker = w.Select(options=[], rows=14, layout=w.Layout(width="300px"))
-        self.picker_label = w.HTML('<div class="memls-status">Pick one to open it</div>')
+        self.picker_label = w.HTML(
+            '<div class="memls-status">Click the picture, or pick here, to open one</div>'
+        )
+        self._syncing = False
+        self._opened: tuple[int, int] | None = None
         self.refresh_button = w.Button(description="Refresh", icon="refresh")
         side = w.VBox([self.picker_label, self.picker, self.refresh_button])
         self.widget = w.VBox(
@@ -296,6 +284,7 @@ class MemoryMap:
         self.widget.add_class("memls-memorymap")
 
         self.picker.observe(self._on_pick, names="value")
+        self.picture.observe(self._on_click, names=["selected", "clicks"])
         self.refresh_button.on_click(lambda _b: self.refresh())
         if explorer is not None:
             explorer.backfill_listeners.append(lambda _result: self.refresh())
@@ -322,7 +311,7 @@ class MemoryMap:
         assert self.root is not None
         self.messages.clear()
         self.model, self.points, self.total = load_points(self.root)
-        self.picker.unobserve(self._on_pick, names="value")
+        self._syncing = True
         try:
             if self.points:
                 self.files = []
@@ -335,11 +324,14 @@ class MemoryMap:
                 self.caption.value = (
                     f'<div class="memls-status">{self.total} chunks embedded with {r.esc(self.model)}, '
                     f"projected to 2-D by PCA{thinned}; nearby points are similar. Hover a point for its "
-                    f"source.</div>{legend(kinds)}"
+                    f"source, click it to open it.</div>{legend(kinds)}"
                 )
                 self.picker.options = [
                     (f"#{i} {p.kind}: {p.label}", i - 1) for i, p in enumerate(self.points, start=1)
                 ]
+                self.picture.set_marks(
+                    scatter_marks(self.points), f"Memory map: {len(self.points)} chunks by meaning"
+                )
             else:
                 self.files = memory_file_sizes(self.root)
                 kinds = sorted({f.kind for f in self.files})
@@ -350,26 +342,39 @@ class MemoryMap:
                 self.picker.options = [
                     (f"{f.path} ({r.human_bytes(f.size)})", i) for i, f in enumerate(self.files)
                 ]
+                self.picture.set_marks(
+                    treemap_marks(self.files), f"Memory files by size: {len(self.files)} files"
+                )
             self.picker.value = None
+            self._opened = None
         finally:
-            self.picker.observe(self._on_pick, names="value")
-        self._draw(None)
-
-    def _draw(self, selected: int | None) -> None:
-        if self.points:
-            self.picture.value = scatter_svg(self.points, selected)
-        else:
-            self.picture.value = treemap_svg(self.files, selected)
+            self._syncing = False
 
     def _on_pick(self, change: dict[str, Any]) -> None:
         index = change["new"]
-        if index is not None:
+        if index is not None and not self._syncing:
             self.open(int(index))
+
+    def _on_click(self, change: dict[str, Any]) -> None:
+        """A click in the browser changes ``selected`` and ``clicks`` in one message: open once."""
+        index, clicks = self.picture.selected, self.picture.clicks
+        if self._syncing or index < 0 or (index, clicks) == self._opened:
+            return
+        self.open(index)
 
     @r.guarded(lambda self: self.messages)
     def open(self, index: int) -> None:
         """Mark point (or file) ``index`` and show it in the linked explorer's preview."""
-        self._draw(index)
+        count = len(self.points or self.files)
+        if not 0 <= index < count:
+            raise IndexError(f"no item {index} on the map (it has {count})")
+        self._opened = (index, self.picture.clicks)
+        self._syncing = True
+        try:
+            self.picture.selected = index
+            self.picker.value = index
+        finally:
+            self._syncing = False
         if self.explorer is None:
             return
         if self.points:

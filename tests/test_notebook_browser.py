@@ -3,9 +3,9 @@
 Starts JupyterLab on 127.0.0.1 (free port, no token, private config/data/IPython dirs whose
 ``python3`` kernelspec is this interpreter) serving a copy of ``examples/``, opens
 ``recall.ipynb``, runs every cell, types a query into the explorer, waits for its results,
-checks the memory map drew points and the board its rows, and saves screenshots under
-``tests/artifacts/``. Skips with the reason when /usr/bin/chromium is absent; never
-downloads a browser.
+checks the memory map drew points and that clicking one opens it in the explorer, checks
+the board's rows, and saves screenshots under ``tests/artifacts/``. Skips with the reason
+when /usr/bin/chromium is absent; never downloads a browser.
 """
 
 from __future__ import annotations
@@ -25,6 +25,21 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 PROJECT = Path(__file__).resolve().parents[1]
 ARTIFACTS = PROJECT / "tests" / "artifacts"
 CHROMIUM = Path("/usr/bin/chromium")
+
+
+CLICKABLE_POINT = """(map, shownPath) => {
+    // the first point, from a file other than the one previewed, that is on top where it is drawn
+    for (const circle of map.querySelectorAll("svg circle.memls-point")) {
+        const where = circle.querySelector("title").textContent.split(": ")[1].split(" — ")[0];
+        if (where.startsWith(shownPath + ":")) continue;
+        const box = circle.getBoundingClientRect();
+        const top = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+        if (top === circle || circle.contains(top)) {
+            return [Number(circle.dataset.index), where.replace(/-(\\d+)$/, "\u2013$1")];
+        }
+    }
+    return [-1, ""];
+}"""
 
 
 @pytest.fixture
@@ -115,6 +130,18 @@ def test_example_notebook_in_jupyterlab(lab: str) -> None:
             )
             points = memory_map.locator("svg circle.memls-point").count()
             assert points > 5
+
+            # click a point: the kernel hears it and the explorer previews that chunk
+            memory_map.scroll_into_view_if_needed()
+            shown = explorer.locator(".memls-preview .memls-path").first.inner_text()
+            index, where = memory_map.evaluate(CLICKABLE_POINT, shown.split(":")[0])
+            assert index >= 0, "no unobstructed point from another file"
+            memory_map.locator(f'svg circle.memls-point[data-index="{index}"]').click()
+            explorer.locator(".memls-preview .memls-path", has_text=where).wait_for(timeout=30_000)
+            ring = memory_map.locator("svg circle.memls-selected-point")
+            ring.wait_for(state="attached", timeout=10_000)
+            # the list beside the picture follows the click
+            assert memory_map.locator("select").input_value().startswith(f"#{index + 1} ")
             board = page.locator(".memls-board")
             board.get_by_role("button", name="Draft_Notes").wait_for(timeout=30_000)
 

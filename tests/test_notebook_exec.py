@@ -85,7 +85,11 @@ def test_example_notebook_executes(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     ]
     joined = "\n".join(values)
     assert "memory/recall-degraded-mode.md" in joined  # a result card for the prefilled query
-    assert 'class="memls-point"' in joined  # the map drew chunk points after the backfill
+    pictures = [model["state"] for model in state.values() if "marks" in model["state"]]
+    assert len(pictures) == 1  # the map's clickable picture, saved with its synced marks
+    points = [m for m in pictures[0]["marks"] if m.get("css") == "memls-point"]
+    assert len(points) > 5  # the map drew chunk points after the backfill
+    assert all(m["title"] for m in points)
     buttons = {
         str(model["state"].get("description"))
         for model in state.values()

@@ -365,30 +365,98 @@ def test_map_is_a_treemap_before_backfill_then_points_linked_to_the_explorer(
     memory_map = MemoryMap(explorer=explorer)
     assert memory_map.root == orchestrator.resolve()
     assert memory_map.mode == "treemap"
-    assert memory_map.picture.value.count('<rect class="memls-file"') == len(memory_map.files) > 3
-    assert "LOG.md" in memory_map.picture.value
+    assert memory_map.picture.count("memls-file") == len(memory_map.files) > 3
+    assert any(title.startswith("LOG.md (log, ") for title in memory_map.picture.titles())
     memory_map.picker.value = next(i for i, f in enumerate(memory_map.files) if f.path == "LOG.md")
     assert "LOG.md:1" in explorer.preview.value
     assert "<h2>" in explorer.preview.value
+    assert memory_map.picture.selected == memory_map.picker.value  # the file is marked
 
     explorer.backfill_button.click()
     assert explorer.wait(60)
     assert memory_map.mode == "embeddings"  # the explorer's backfill redrew the map
     chunks = explorer.refresh_status()["chunks_total"]  # type: ignore[index]
-    assert (
-        memory_map.picture.value.count('<circle class="memls-point"')
-        == chunks
-        == len(memory_map.points)
-    )
+    assert memory_map.picture.count("memls-point") == chunks == len(memory_map.points)
+    assert memory_map.picture.selected == -1  # the redraw dropped the old selection
     assert len(memory_map.picker.options) == chunks
-    assert memory_map.picture.value.count("<title>") == chunks
-    assert "#1 " in memory_map.picture.value
+    titles = memory_map.picture.titles()
+    assert titles[0].startswith("#1 ")
+    assert all(title for title in titles)
     index = next(i for i, p in enumerate(memory_map.points) if p.kind == "transcript")
-    memory_map.picker.value = index
+    memory_map.picker.value = index  # the keyboard way: pick it in the list
     point = memory_map.points[index]
     assert f"{point.path}:{point.start_line}" in explorer.preview.value
-    assert "memls-selected-point" in memory_map.picture.value
+    assert memory_map.picture.selected == index  # and the picture marks it
     assert memory_map.messages.error_text == ""
+
+
+def _point_line(memory_map: MemoryMap, index: int) -> str:
+    point = memory_map.points[index]
+    return f"{point.path}:{point.start_line}–{point.end_line}"
+
+
+def test_clicking_a_point_opens_it_in_the_explorer(
+    orchestrator: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    explorer = _backfilled(orchestrator)
+    memory_map = MemoryMap(explorer=explorer)
+    picture = memory_map.picture
+    assert memory_map.mode == "embeddings"
+    assert picture.marks[0]["shape"] == "circle"
+    assert 0 < picture.marks[0]["x"] < picture.width
+    assert 0 < picture.marks[0]["y"] < picture.height
+    opened: list[str] = []
+    show_chunk = explorer.show_chunk
+    monkeypatch.setattr(
+        explorer, "show_chunk", lambda *a, **k: (opened.append(a[1]), show_chunk(*a, **k))
+    )
+    first = next(i for i, p in enumerate(memory_map.points) if p.kind == "topic")
+    second = next(
+        i for i, p in enumerate(memory_map.points) if p.path != memory_map.points[first].path
+    )
+
+    picture.selected = first  # set from Python
+    assert _point_line(memory_map, first) in explorer.preview.value
+    assert memory_map.picker.value == first
+
+    # a browser click arrives as one state update carrying both traits: it opens once
+    picture.set_state({"selected": second, "clicks": picture.clicks + 1})
+    assert _point_line(memory_map, second) in explorer.preview.value
+    assert memory_map.picker.value == second
+    assert opened == [memory_map.points[first].path, memory_map.points[second].path]
+
+    # the preview moves on (a search); clicking the same point again brings it back
+    explorer.show_chunk(*_args(memory_map, first))
+    assert _point_line(memory_map, second) not in explorer.preview.value
+    picture.set_state({"clicks": picture.clicks + 1})
+    assert _point_line(memory_map, second) in explorer.preview.value
+    assert len(opened) == 4
+    assert memory_map.messages.error_text == ""
+
+
+def _args(memory_map: MemoryMap, index: int) -> tuple[str, str, int, int, str, str | None]:
+    p = memory_map.points[index]
+    return (p.id, p.path, p.start_line, p.end_line, p.kind, p.heading)
+
+
+def test_clicking_a_file_in_the_treemap_opens_it(orchestrator: Path) -> None:
+    explorer = RecallExplorer(orchestrator, model=HASH, debounce=0)
+    memory_map = MemoryMap(explorer=explorer)
+    assert memory_map.mode == "treemap"
+    assert {m["shape"] for m in memory_map.picture.marks} == {"rect"}
+    index = next(i for i, f in enumerate(memory_map.files) if f.path == "LOG.md")
+    memory_map.picture.set_state({"selected": index, "clicks": 1})
+    assert "LOG.md:1" in explorer.preview.value
+    assert memory_map.picker.value == index
+
+
+def test_an_out_of_range_click_shows_an_error_not_a_traceback(orchestrator: Path) -> None:
+    explorer = RecallExplorer(orchestrator, model=HASH, debounce=0)
+    memory_map = MemoryMap(explorer=explorer)
+    before = explorer.preview.value
+    memory_map.picture.set_state({"selected": len(memory_map.files) + 5, "clicks": 1})
+    assert "no item" in memory_map.messages.error_text
+    assert explorer.preview.value == before
 
 
 def test_pca_keeps_planar_geometry() -> None:
