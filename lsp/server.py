@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import MsgId
@@ -104,8 +104,16 @@ class MemlsServer(LanguageServer):
         return self.protocol
 
     def report_server_error(self, error: Exception, source: Any) -> None:
-        """Log every handler failure to the client; requests are also answered as errors."""
+        """Log every handler failure to the client; requests are also answered as errors.
+
+        pygls reports a handler's unexpected exception as a new ``JsonRpcInternalError``
+        that was never raised and carries the original frames only in ``data``: log those,
+        or the message would name the error but not where it happened."""
         text = "".join(traceback.format_exception(error)).strip()
+        data = error.data if isinstance(error, JsonRpcException) else None
+        frames = data.get("traceback") if isinstance(data, dict) else None
+        if isinstance(frames, list) and frames and error.__traceback__ is None:
+            text = "Traceback (most recent call last):\n" + "".join(map(str, frames)) + text
         try:
             self.window_log_message(
                 types.LogMessageParams(types.MessageType.Error, f"memls: {text}")
