@@ -110,7 +110,11 @@ async def test_ten_megabyte_document(client: LanguageClient, tmp_path: Path):
 async def test_binary_content(client: LanguageClient, tmp_path: Path):
     path = root_of(tmp_path) / "blob.md"
     client.text_document_did_open(open_params(path, "# Blob\n\x00\x01\x02\ufffd\x7f binary\n"))
-    await wait_for_diagnostics(client, path, lambda codes: True)
+    diags = await wait_for_diagnostics(client, path, lambda codes: "SZ001" in codes)
+    nul = next(d for d in diags if d.code == "SZ001")
+    assert "NUL" in nul.message
+    assert nul.range.start.line == 1
+    assert nul.severity == types.DiagnosticSeverity.Error
     await still_serves(client, path)
     # the same bytes on disk (invalid UTF-8 too), reached through a pointer, are decoded leniently
     path.write_bytes(b"# Blob\n\x00\xff\xfe binary\n")
