@@ -47,6 +47,22 @@ def _when(record: Any) -> str:
     return str(record.get("time", "?"))
 
 
+def _mode_line(info: dict[str, Any]) -> str:
+    """The mode, and for semantic whether it was verified: nothing claims unverified recall."""
+    mode = str(info["mode"])
+    if mode != "semantic":
+        return mode
+    verification = info["last_verification"]
+    if info["verified"] and isinstance(verification, dict):
+        return f"semantic (verified {verification.get('time', '?')})"
+    current = isinstance(verification, dict) and verification.get("model") == info.get(
+        "stored_model"
+    )
+    if current and isinstance(verification, dict) and not verification.get("ok"):
+        return f"semantic (verification FAILED {verification.get('time', '?')})"
+    return "semantic (not verified yet)"
+
+
 @recall.command()
 @root_option
 @click.option("--model", metavar="ID", help=_MODEL_HELP)
@@ -65,7 +81,7 @@ def status(root: Path | None, model: str | None, as_json: bool) -> None:
     verdict = ""
     if isinstance(verification, dict):
         verdict = " (ok)" if verification.get("ok") else " (FAILED)"
-    click.echo(f"mode:              {info['mode']}")
+    click.echo(f"mode:              {_mode_line(info)}")
     click.echo(f"model:             {info['model']} ({info['model_source']})")
     click.echo(f"chunks:            {info['chunks_total']} ({counts}); {info['embedded']} embedded")
     click.echo(f"db:                {info['db']} ({info['db_bytes']} bytes)")

@@ -45,7 +45,10 @@ def test_configured_transcript_folder_is_indexed_and_found(tmp_path: Path) -> No
 def test_configured_minilm_dir_reaches_the_model(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv("MEMLS_MINILM_DIR", raising=False)
+    # setenv first so monkeypatch restores the variable's absence: status() sets it from the
+    # config, and a leaked empty folder would break every later test that loads MiniLM.
+    monkeypatch.setenv("MEMLS_MINILM_DIR", "")
+    monkeypatch.delenv("MEMLS_MINILM_DIR")
     weights = tmp_path / "weights"
     weights.mkdir()
     (tmp_path / "memls.toml").write_text('minilm_dir = "weights"\nrecall_model = "memls-minilm"\n')
