@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from pathlib import Path
 
 import pytest
+import pytest_lsp
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 PROJECT = Path(__file__).resolve().parents[1]
 SHARED = PROJECT.parent / "shared"
@@ -18,3 +21,18 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"{SHARED} is absent (fresh clone without ../shared)")
     return SHARED
+
+
+@pytest_lsp.fixture(
+    params=["visual_studio_code", "neovim"],
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "memls.lsp"]),
+)
+async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path):
+    """A language client (VS Code and Neovim profiles) on a fresh project made by
+    ``tests.lsp_helpers.make_project``; LSP test modules may define their own."""
+    from tests.lsp_helpers import make_project, start
+
+    project, _ = make_project(tmp_path)
+    await start(lsp_client, request.param, project)
+    yield
+    await lsp_client.shutdown_session()

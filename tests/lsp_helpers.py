@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import os
 import subprocess
@@ -94,6 +95,11 @@ def make_project(base: Path) -> tuple[Path, Path]:
     return project, root
 
 
+def root_of(tmp_path: Path) -> Path:
+    """The memory root inside a project made by :func:`make_project`."""
+    return tmp_path / "proj" / "mem"
+
+
 def uri(path: Path) -> str:
     return path.resolve().as_uri()
 
@@ -145,12 +151,24 @@ async def start(
     await wait_for_log(client, "indexed")
 
 
+WAIT_SECONDS = 60.0
+"""How long a test waits for a notification before failing (instead of hanging CI)."""
+
+
 async def wait_for_log(client: object, needle: str) -> None:
     from pytest_lsp import LanguageClient
 
     assert isinstance(client, LanguageClient)
-    while not any(needle in m.message for m in client.log_messages):
-        await client.wait_for_notification(types.WINDOW_LOG_MESSAGE)
+
+    async def wait() -> None:
+        while not any(needle in m.message for m in client.log_messages):
+            await client.wait_for_notification(types.WINDOW_LOG_MESSAGE)
+
+    try:
+        await asyncio.wait_for(wait(), WAIT_SECONDS)
+    except TimeoutError:
+        seen = [m.message[:200] for m in client.log_messages]
+        raise AssertionError(f"no log message containing {needle!r}; saw {seen}") from None
 
 
 async def wait_for_diagnostics(
@@ -162,11 +180,19 @@ async def wait_for_diagnostics(
     assert isinstance(client, LanguageClient)
     assert callable(predicate)
     key = uri(path)
-    while True:
-        diags = client.diagnostics.get(key)
-        if diags is not None and predicate(sorted(str(d.code) for d in diags)):
-            return list(diags)
-        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+    async def wait() -> list[types.Diagnostic]:
+        while True:
+            diags = client.diagnostics.get(key)
+            if diags is not None and predicate(sorted(str(d.code) for d in diags)):
+                return list(diags)
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+    try:
+        return await asyncio.wait_for(wait(), WAIT_SECONDS)
+    except TimeoutError:
+        last = sorted(str(d.code) for d in client.diagnostics.get(key, []))
+        raise AssertionError(f"diagnostics for {path.name} never matched; last: {last}") from None
 
 
 def apply_lsp_edits(text: str, edits: list[types.TextEdit]) -> str:

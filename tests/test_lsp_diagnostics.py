@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -17,28 +16,13 @@ from tests.lsp_helpers import (
     apply_lsp_edits,
     change_all,
     open_params,
+    root_of,
     start,
     uri,
     wait_for_diagnostics,
 )
 
 assert sys.executable
-
-
-@pytest_lsp.fixture(
-    params=["visual_studio_code", "neovim"], config=ClientServerConfig(server_command=SERVER)
-)
-async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path):
-    from tests.lsp_helpers import make_project
-
-    project, _ = make_project(tmp_path)
-    await start(lsp_client, request.param, project)
-    yield
-    await lsp_client.shutdown_session()
-
-
-def root_of(tmp_path: Path) -> Path:
-    return tmp_path / "proj" / "mem"
 
 
 async def test_push_diagnostics_for_a_broken_checkpoint(client: LanguageClient, tmp_path: Path):

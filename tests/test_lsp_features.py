@@ -4,28 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
-from tests.lsp_helpers import BRANCH, NAME, SERVER, open_params, start, uri
-
-
-@pytest_lsp.fixture(
-    params=["visual_studio_code", "neovim"], config=ClientServerConfig(server_command=SERVER)
-)
-async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path):
-    from tests.lsp_helpers import make_project
-
-    project, _ = make_project(tmp_path)
-    await start(lsp_client, request.param, project)
-    yield
-    await lsp_client.shutdown_session()
-
-
-def root_of(tmp_path: Path) -> Path:
-    return tmp_path / "proj" / "mem"
+from tests.lsp_helpers import BRANCH, NAME, open_params, root_of, uri
 
 
 def ident(path: Path) -> types.TextDocumentIdentifier:

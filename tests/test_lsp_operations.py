@@ -6,36 +6,18 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from tests.lsp_helpers import (
     NAME,
-    SERVER,
     apply_lsp_edits,
     change_all,
     open_params,
-    start,
+    root_of,
     uri,
     wait_for_diagnostics,
 )
-
-
-@pytest_lsp.fixture(
-    params=["visual_studio_code", "neovim"], config=ClientServerConfig(server_command=SERVER)
-)
-async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path):
-    from tests.lsp_helpers import make_project
-
-    project, _ = make_project(tmp_path)
-    await start(lsp_client, request.param, project)
-    yield
-    await lsp_client.shutdown_session()
-
-
-def root_of(tmp_path: Path) -> Path:
-    return tmp_path / "proj" / "mem"
 
 
 async def actions_at(client: LanguageClient, path: Path, line: int) -> list[types.CodeAction]:
