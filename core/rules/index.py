@@ -231,6 +231,18 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     yield from _check_missing(ctx, section, found, facts)
     if section is not None:
         yield from _check_layout(ctx, section, found)
+        for extra in doc.sections:
+            if (
+                extra.level == 2
+                and extra is not section
+                and extra.title.casefold() == "active checkpoints"
+            ):
+                yield ctx.diag(
+                    "IX006",
+                    "a second `## Active Checkpoints` section: resume and memls read only the "
+                    "first — move these bullets into it and delete this heading",
+                    extra.heading.title_range,
+                )
     for sec in doc.sections:
         if sec.level == 2 and _VOLATILE.match(sec.title.strip()):
             yield ctx.diag(
