@@ -206,7 +206,7 @@ def _unquote(text: str) -> str:
     return raw.decode("utf-8", "replace")
 
 
-def _session_status(git: Git, root: Path) -> list[str]:
+def session_status(git: Git, root: Path) -> list[str]:
     """``git status --short`` without the memory root's own files (first 10 lines).
 
     The checkpoint and MEMORY.md a save writes are not files the session modified; listing
@@ -368,7 +368,7 @@ def save_checkpoint(
     index = memory_index(root)
     when = now_minute(now)
     branch = git.current_branch() or NO_BRANCH
-    status = _session_status(git, root) if git.is_repo else None
+    status = session_status(git, root) if git.is_repo else None
     inputs = _Inputs(
         name=name,
         branch=branch,

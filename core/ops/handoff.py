@@ -28,7 +28,7 @@ from memls.core.ops._text import (
     saved_stamp,
     strip_blank_edges,
 )
-from memls.core.ops.checkpoint import FAILED, NEXT_TITLES, list_checkpoints
+from memls.core.ops.checkpoint import FAILED, NEXT_TITLES, list_checkpoints, session_status
 from memls.core.parse import parse_text
 from memls.core.rules.log import newest_entry
 from memls.core.workspace import memory_files
@@ -75,7 +75,7 @@ def _state(root: Path, now: dt.datetime, git: Git) -> dict[str, list[str]]:
         )
     else:
         current.append("- No checkpoints saved.")
-    status = git.status_short(10) if git.is_repo else []
+    status = session_status(git, root.resolve()) if git.is_repo else []
     if status:
         current.append("- Uncommitted changes (`git status --short`):")
         current += [f"  - `{line}`" for line in status]

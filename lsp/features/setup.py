@@ -157,7 +157,7 @@ def register(server: MemlsServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     async def on_symbols(
         ls: MemlsServer, params: types.DocumentSymbolParams
-    ) -> list[types.DocumentSymbol]:
+    ) -> list[types.DocumentSymbol] | list[types.SymbolInformation]:
         return await symbols.document_symbols(params)
 
     @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)

@@ -1,8 +1,16 @@
-"""Document symbols: the section outline (``#`` headings nest by level)."""
+"""Document symbols: the section outline (``#`` headings nest by level).
+
+Clients that announce ``hierarchicalDocumentSymbolSupport`` get nested ``DocumentSymbol``s;
+others get the flat ``SymbolInformation`` list the protocol prescribes for them, with each
+section's parent heading as its container.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from lsprotocol import types
+from pygls.capabilities import get_capability
 
 from memls.core.model import Document, Range
 from memls.lsp.convert import PositionCodec
@@ -12,12 +20,39 @@ from memls.lsp.features import LanguageFeature
 class Symbols(LanguageFeature):
     async def document_symbols(
         self, params: types.DocumentSymbolParams
-    ) -> list[types.DocumentSymbol]:
-        def compute() -> list[types.DocumentSymbol]:
+    ) -> list[types.DocumentSymbol] | list[types.SymbolInformation]:
+        nested = get_capability(
+            self.server.client_capabilities,
+            "text_document.document_symbol.hierarchical_document_symbol_support",
+            False,
+        )
+
+        def compute() -> list[types.DocumentSymbol] | list[types.SymbolInformation]:
             found = self.locate(params.text_document.uri)
-            return outline(found[1], self.server.codec) if found else []
+            if not found:
+                return []
+            tree = outline(found[1], self.server.codec)
+            return tree if nested else flatten(tree, params.text_document.uri)
 
         return await self.server.memory.run(compute)
+
+
+def flatten(
+    tree: Sequence[types.DocumentSymbol], uri: str, container: str | None = None
+) -> list[types.SymbolInformation]:
+    """The outline as SymbolInformation, parents before their children."""
+    out: list[types.SymbolInformation] = []
+    for symbol in tree:
+        out.append(
+            types.SymbolInformation(
+                name=symbol.name,
+                kind=symbol.kind,
+                location=types.Location(uri=uri, range=symbol.range),
+                container_name=container,
+            )
+        )
+        out.extend(flatten(symbol.children or [], uri, symbol.name))
+    return out
 
 
 def outline(doc: Document, codec: PositionCodec) -> list[types.DocumentSymbol]:
