@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import pytest_lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.recall_fixtures import FakePlugin
 
 PROJECT = Path(__file__).resolve().parents[1]
 SHARED = PROJECT.parent / "shared"
@@ -36,3 +39,17 @@ async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp
     await start(lsp_client, request.param, project)
     yield
     await lsp_client.shutdown_session()
+
+
+@pytest.fixture(name="fake_model")
+def fake_model_fixture() -> Iterator[FakePlugin]:
+    """Register the deterministic fake embedding model as an ``llm`` plugin for one test
+    (``fake-embed``, plus ``fake-broken`` that fails); ``.calls`` holds the embedded texts."""
+    from llm.plugins import pm
+
+    plugin = FakePlugin()
+    pm.register(plugin, name="memls-test-fake-embed")
+    try:
+        yield plugin
+    finally:
+        pm.unregister(name="memls-test-fake-embed")

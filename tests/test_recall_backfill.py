@@ -11,7 +11,7 @@ import pytest
 
 from memls.core.recall import api
 from memls.core.recall.store import COLLECTION
-from tests.recall_fixtures import FAKE_ID, FakePlugin, fake_model_fixture  # noqa: F401
+from tests.recall_fixtures import FAKE_ID, FakePlugin
 from tests.recall_fixtures.roots import append_session, write_root, write_session
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from memls.cli import main
-from tests.recall_fixtures import RESULT_KEYS, FakePlugin, fake_model_fixture  # noqa: F401
+from tests.recall_fixtures import RESULT_KEYS, FakePlugin
 from tests.recall_fixtures.roots import write_root
 
 BIN = Path(sys.executable).parent

@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from memls.core.recall import api
-from tests.recall_fixtures import FakePlugin, fake_model_fixture  # noqa: F401
+from tests.recall_fixtures import FakePlugin
 from tests.recall_fixtures.roots import write_root
 
 

@@ -10,7 +10,7 @@ from memls.core.recall.similarity import recall_similarity, similar_pairs
 from memls.core.rules import check_document
 from memls.core.rules.memoryfile import SIMILARITY_PROVIDERS
 from memls.core.workspace import Workspace
-from tests.recall_fixtures import FakePlugin, fake_model_fixture  # noqa: F401
+from tests.recall_fixtures import FakePlugin
 from tests.recall_fixtures.roots import TOPIC, write_root
 
 

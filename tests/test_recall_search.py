@@ -11,12 +11,7 @@ from sqlite_utils import Database
 from memls.core.recall import api
 from memls.core.recall import search as engine
 from memls.core.recall.store import COLLECTION, RecallStore
-from tests.recall_fixtures import (  # noqa: F401
-    RESULT_KEYS,
-    FakePlugin,
-    fake_model_fixture,
-    fake_vector,
-)
+from tests.recall_fixtures import RESULT_KEYS, FakePlugin, fake_vector
 from tests.recall_fixtures.roots import write_root
 
 

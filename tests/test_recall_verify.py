@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from memls.cli import main
 from memls.core.recall import api
 from memls.core.recall.minilm import ModelWeightsNotFoundError, resolve_model_dir
-from tests.recall_fixtures import FakePlugin, fake_model_fixture  # noqa: F401
+from tests.recall_fixtures import FakePlugin
 from tests.recall_fixtures.roots import write_root
 
 PROJECT = Path(__file__).resolve().parents[1]

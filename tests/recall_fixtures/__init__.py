@@ -14,8 +14,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import llm
-import pytest
-from llm.plugins import pm
 
 FAKE_ID = "fake-embed"
 DIMS = 64
@@ -65,14 +63,3 @@ class FakePlugin:
     def register_embedding_models(self, register):  # type: ignore[no-untyped-def]
         register(FakeEmbed(FAKE_ID, self.calls))
         register(FakeEmbed("fake-broken", self.calls, broken=True))
-
-
-@pytest.fixture(name="fake_model")
-def fake_model_fixture() -> Iterator[FakePlugin]:
-    """Register the fake model plugin for one test; ``.calls`` holds the embedded texts."""
-    plugin = FakePlugin()
-    pm.register(plugin, name="memls-test-fake-embed")
-    try:
-        yield plugin
-    finally:
-        pm.unregister(name="memls-test-fake-embed")
