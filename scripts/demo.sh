@@ -40,7 +40,7 @@ if "$memls" checkpoint --help >/dev/null 2>&1; then
   (cd "$demo/flat" && "$memls" checkpoint list)
 fi
 if "$memls" recall --help >/dev/null 2>&1; then
-  section "memls recall search 'why not FAISS'  (text mode needs no model)"
+  section "memls recall backfill + search 'why not FAISS'  (memls-hash: a model with no weights to download)"
   (cd "$demo/orchestrator" && "$memls" recall backfill --model memls-hash >/dev/null && \
     "$memls" recall search "why not FAISS" -n 3 --model memls-hash)
 fi
