@@ -8,11 +8,11 @@ working copies of the example roots are removed with it.
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.jupyter_server import write_kernelspec
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
@@ -21,22 +21,6 @@ pytest.importorskip("ipykernel")
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 NOTEBOOK = EXAMPLES / "recall.ipynb"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-
-
-def write_kernelspec(data_dir: Path) -> None:
-    """A ``python3`` kernelspec that launches ipykernel with this very interpreter."""
-    spec = data_dir / "kernels" / "python3"
-    spec.mkdir(parents=True, exist_ok=True)
-    (spec / "kernel.json").write_text(
-        json.dumps(
-            {
-                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-                "display_name": "Python 3 (memls venv)",
-                "language": "python",
-            }
-        ),
-        encoding="utf-8",
-    )
 
 
 def test_notebook_has_a_kernelspec() -> None:
