@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -26,11 +26,13 @@ def shared_dir() -> Path:
     return SHARED
 
 
-@pytest_lsp.fixture(
+@pytest_lsp.fixture(  # type: ignore[untyped-decorator]
     params=["visual_studio_code", "neovim"],
     config=ClientServerConfig(server_command=[sys.executable, "-m", "memls.lsp"]),
 )
-async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path):
+async def client(
+    request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path
+) -> AsyncIterator[None]:
     """A language client (VS Code and Neovim profiles) on a fresh project made by
     ``tests.lsp_helpers.make_project``; LSP test modules may define their own."""
     from tests.lsp_helpers import make_project, start

@@ -131,11 +131,11 @@ async def start(
     edits: list[types.ApplyWorkspaceEditParams] = []
     client.applied_edits = edits  # type: ignore[attr-defined]
 
-    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)  # type: ignore[untyped-decorator]
     def register(params: types.RegistrationParams) -> None:
         client.registrations = params.registrations  # type: ignore[attr-defined]
 
-    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    @client.feature(types.WORKSPACE_APPLY_EDIT)  # type: ignore[untyped-decorator]
     def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
         edits.append(params)
         return types.ApplyWorkspaceEditResult(applied=True)

@@ -57,7 +57,9 @@ def test_status_lists_memls_and_websocket_initializes(jupyter: str, tmp_path: Pa
             }
             await ws.send(json.dumps(request))
             while True:
-                message = json.loads(await asyncio.wait_for(ws.recv(), timeout=60))
+                message: dict[str, object] = json.loads(
+                    await asyncio.wait_for(ws.recv(), timeout=60)
+                )
                 if message.get("id") == 1:
                     return message
 

@@ -8,6 +8,7 @@ Neovim cannot register watchers, so there the server's own watcher must see ``.g
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import AsyncIterator
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -51,10 +52,12 @@ def make_repo(base: Path) -> tuple[Path, Path]:
     return project, root
 
 
-@pytest_lsp.fixture(
+@pytest_lsp.fixture(  # type: ignore[untyped-decorator]
     params=["visual_studio_code", "neovim"], config=ClientServerConfig(server_command=SERVER)
 )
-async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path):
+async def client(
+    request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path
+) -> AsyncIterator[None]:
     project, _ = make_repo(tmp_path)
     await start(lsp_client, request.param, project)
     yield

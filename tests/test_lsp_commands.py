@@ -8,8 +8,9 @@ Recall runs on the weight-free ``memls-hash`` model, set through initializationO
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import pytest_lsp
@@ -32,18 +33,20 @@ def project_for(tmp_path: Path) -> tuple[Path, Path]:
     return project, root
 
 
-@pytest_lsp.fixture(
+@pytest_lsp.fixture(  # type: ignore[untyped-decorator]
     params=["visual_studio_code", "neovim"], config=ClientServerConfig(server_command=SERVER)
 )
-async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path):
+async def client(
+    request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path
+) -> AsyncIterator[None]:
     project, _ = project_for(tmp_path)
     await start(lsp_client, request.param, project, OPTIONS)
     yield
     await lsp_client.shutdown_session()
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
-async def shows_results(lsp_client: LanguageClient, tmp_path: Path):
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))  # type: ignore[untyped-decorator]
+async def shows_results(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
     """A client that, like the VS Code extension, shows each command's message itself."""
     project, _ = project_for(tmp_path)
     options = {**OPTIONS, "clientShowsCommandResults": True}
@@ -69,10 +72,10 @@ async def execute(
 
 
 def server_tokens(client: LanguageClient) -> list[str]:
-    return [t for t in client.progress_reports if str(t).startswith("memls-backfill-")]
+    return [str(t) for t in client.progress_reports if str(t).startswith("memls-backfill-")]
 
 
-def assert_progress_shape(reports: list[object], end_message: str) -> None:
+def assert_progress_shape(reports: Sequence[object], end_message: str) -> None:
     """begin first, end last, reports (with percentages) in between."""
     assert isinstance(reports[0], types.WorkDoneProgressBegin)
     assert reports[0].cancellable is True
@@ -87,7 +90,7 @@ def assert_progress_shape(reports: list[object], end_message: str) -> None:
 
 async def test_backfill_reports_progress_then_search_finds_the_section(
     client: LanguageClient, tmp_path: Path
-):
+) -> None:
     deploy = root_of(tmp_path) / "deploy.md"
     result = await execute(client, "memls.recall.backfill", {"uri": uri(deploy)})
     assert result["cancelled"] is False
@@ -112,7 +115,9 @@ async def test_backfill_reports_progress_then_search_finds_the_section(
     assert "ferris wheel" in lines[top["end_line"]] or top["end_line"] == len(lines) - 1
 
 
-async def test_backfill_reports_on_the_clients_token(client: LanguageClient, tmp_path: Path):
+async def test_backfill_reports_on_the_clients_token(
+    client: LanguageClient, tmp_path: Path
+) -> None:
     token = "client-backfill-token"
     client.progress_reports[token] = []
     result = await execute(
@@ -123,7 +128,7 @@ async def test_backfill_reports_on_the_clients_token(client: LanguageClient, tmp
     assert server_tokens(client) == []
 
 
-async def test_status_and_verify_return_messages(client: LanguageClient):
+async def test_status_and_verify_return_messages(client: LanguageClient) -> None:
     before = await execute(client, "memls.recall.status")
     assert before["message"]
     await execute(client, "memls.recall.backfill")
@@ -141,7 +146,7 @@ async def test_status_and_verify_return_messages(client: LanguageClient):
 @pytest.mark.parametrize("how", ["progress", "request"])
 async def test_cancelled_backfill_stops_and_says_so(
     client: LanguageClient, tmp_path: Path, how: str
-):
+) -> None:
     root = root_of(tmp_path)
     for number in range(CANCEL_FILES):
         (root / f"note-{number:04}.md").write_text(
@@ -149,7 +154,7 @@ async def test_cancelled_backfill_stops_and_says_so(
         )
     request_id = "backfill-to-cancel"
     pending = asyncio.ensure_future(
-        client.protocol.send_request_async(
+        client.protocol.send_request_async(  # type: ignore[no-untyped-call]
             types.WORKSPACE_EXECUTE_COMMAND,
             types.ExecuteCommandParams(command="memls.recall.backfill", arguments=[{}]),
             msg_id=request_id,
@@ -179,7 +184,9 @@ async def test_cancelled_backfill_stops_and_says_so(
             await pending
     while not isinstance(client.progress_reports[token][-1], types.WorkDoneProgressEnd):
         await client.wait_for_notification(types.PROGRESS)
-    assert client.progress_reports[token][-1].message == "cancelled"
+    # pytest-lsp stores the structured progress value (annotated as ProgressParams)
+    end = cast("types.WorkDoneProgressEnd", client.progress_reports[token][-1])
+    assert end.message == "cancelled"
     while not any("cancelled" in m.message.lower() for m in client.messages):
         await client.wait_for_notification(types.WINDOW_SHOW_MESSAGE)
     status = await execute(client, "memls.recall.status")
@@ -187,7 +194,7 @@ async def test_cancelled_backfill_stops_and_says_so(
     assert status["last_backfill"]["changed"] < CANCEL_FILES
 
 
-async def test_snapshot_save_then_unchanged(client: LanguageClient, tmp_path: Path):
+async def test_snapshot_save_then_unchanged(client: LanguageClient, tmp_path: Path) -> None:
     project = tmp_path / "proj"
     head = git(project, "rev-parse", "HEAD")
     porcelain = git(project, "status", "--porcelain")
@@ -206,7 +213,7 @@ async def test_snapshot_save_then_unchanged(client: LanguageClient, tmp_path: Pa
     assert git(project, "status", "--porcelain") == porcelain
 
 
-async def test_checkpoint_list_resume_clear(client: LanguageClient, tmp_path: Path):
+async def test_checkpoint_list_resume_clear(client: LanguageClient, tmp_path: Path) -> None:
     root = root_of(tmp_path)
     checkpoint = root / f"checkpoint-{NAME}.md"
     listed = await execute(client, "memls.checkpoint.list")
@@ -230,7 +237,7 @@ async def test_checkpoint_list_resume_clear(client: LanguageClient, tmp_path: Pa
     assert none["status"] == "none"
 
 
-async def test_log_append_and_handoff_new(client: LanguageClient, tmp_path: Path):
+async def test_log_append_and_handoff_new(client: LanguageClient, tmp_path: Path) -> None:
     root = root_of(tmp_path)
     logged = await execute(
         client, "memls.log.append", {"title": "Switched to pytest", "body": "Faster runs."}
@@ -253,7 +260,7 @@ async def test_log_append_and_handoff_new(client: LanguageClient, tmp_path: Path
     assert refreshed["refreshed"] is True
 
 
-async def test_index_migrate_moves_legacy_sections(client: LanguageClient, tmp_path: Path):
+async def test_index_migrate_moves_legacy_sections(client: LanguageClient, tmp_path: Path) -> None:
     root = root_of(tmp_path)
     index = root / "MEMORY.md"
     index.write_text(
@@ -276,7 +283,7 @@ async def test_index_migrate_moves_legacy_sections(client: LanguageClient, tmp_p
 
 async def test_client_that_shows_results_gets_no_show_message(
     shows_results: LanguageClient, tmp_path: Path
-):
+) -> None:
     client = shows_results
     saved = await execute(client, "memls.snapshot.save")
     assert saved["status"] == "saved"

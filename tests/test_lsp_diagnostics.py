@@ -4,6 +4,7 @@ and configuration changes, with the VS Code and Neovim client profiles."""
 from __future__ import annotations
 
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest_lsp
@@ -25,7 +26,9 @@ from tests.lsp_helpers import (
 assert sys.executable
 
 
-async def test_push_diagnostics_for_a_broken_checkpoint(client: LanguageClient, tmp_path: Path):
+async def test_push_diagnostics_for_a_broken_checkpoint(
+    client: LanguageClient, tmp_path: Path
+) -> None:
     path = root_of(tmp_path) / f"checkpoint-{NAME}.md"
     text = path.read_text().replace("## Modified Files\n- src/login.py\n", "")
     client.text_document_did_open(open_params(path, text))
@@ -35,7 +38,9 @@ async def test_push_diagnostics_for_a_broken_checkpoint(client: LanguageClient, 
     assert cp010.source == "memls"
 
 
-async def test_healthy_root_publishes_no_diagnostics(client: LanguageClient, tmp_path: Path):
+async def test_healthy_root_publishes_no_diagnostics(
+    client: LanguageClient, tmp_path: Path
+) -> None:
     path = root_of(tmp_path) / "MEMORY.md"
     client.text_document_did_open(open_params(path))
     assert await wait_for_diagnostics(client, path, lambda codes: True) == []
@@ -46,7 +51,9 @@ def broken_checkpoint(tmp_path: Path) -> tuple[Path, str]:
     return path, path.read_text().replace("## Modified Files\n- src/login.py\n", "")
 
 
-async def test_quick_fix_makes_the_diagnostic_disappear(client: LanguageClient, tmp_path: Path):
+async def test_quick_fix_makes_the_diagnostic_disappear(
+    client: LanguageClient, tmp_path: Path
+) -> None:
     path, text = broken_checkpoint(tmp_path)
     client.text_document_did_open(open_params(path, text))
     diags = await wait_for_diagnostics(client, path, lambda codes: "CP010" in codes)
@@ -75,7 +82,7 @@ async def test_quick_fix_makes_the_diagnostic_disappear(client: LanguageClient, 
     await wait_for_diagnostics(client, path, lambda codes: "CP010" not in codes)
 
 
-async def test_fix_all_source_action(client: LanguageClient, tmp_path: Path):
+async def test_fix_all_source_action(client: LanguageClient, tmp_path: Path) -> None:
     path, text = broken_checkpoint(tmp_path)
     text = text.replace("## Failed Approaches\n- None\n\n", "")
     client.text_document_did_open(open_params(path, text))
@@ -101,7 +108,7 @@ async def test_fix_all_source_action(client: LanguageClient, tmp_path: Path):
 
 async def test_deleting_a_checkpoint_on_disk_updates_memory_md(
     client: LanguageClient, tmp_path: Path
-):
+) -> None:
     index = root_of(tmp_path) / "MEMORY.md"
     checkpoint = root_of(tmp_path) / f"checkpoint-{NAME}.md"
     client.text_document_did_open(open_params(index))
@@ -117,8 +124,12 @@ async def test_deleting_a_checkpoint_on_disk_updates_memory_md(
     assert any(NAME in d.message for d in diags if d.code == "IX002")
 
 
-async def test_watchers_registered_only_where_the_client_can(client: LanguageClient):
-    dynamic = client.capabilities.workspace.did_change_watched_files.dynamic_registration
+async def test_watchers_registered_only_where_the_client_can(client: LanguageClient) -> None:
+    caps = client.capabilities
+    assert caps is not None
+    assert caps.workspace is not None
+    assert caps.workspace.did_change_watched_files is not None
+    dynamic = caps.workspace.did_change_watched_files.dynamic_registration
     registrations = getattr(client, "registrations", None)
     if dynamic:
         assert registrations
@@ -127,7 +138,9 @@ async def test_watchers_registered_only_where_the_client_can(client: LanguageCli
         assert registrations is None
 
 
-async def test_configuration_change_changes_diagnostics(client: LanguageClient, tmp_path: Path):
+async def test_configuration_change_changes_diagnostics(
+    client: LanguageClient, tmp_path: Path
+) -> None:
     path, text = broken_checkpoint(tmp_path)
     client.text_document_did_open(open_params(path, text))
     await wait_for_diagnostics(client, path, lambda codes: "CP010" in codes)
@@ -150,8 +163,8 @@ def pull_capabilities() -> types.ClientCapabilities:
     return caps
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
-async def pull_client(lsp_client: LanguageClient, tmp_path: Path):
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))  # type: ignore[untyped-decorator]
+async def pull_client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
     from tests.lsp_helpers import make_project
 
     project, _ = make_project(tmp_path)
@@ -160,7 +173,9 @@ async def pull_client(lsp_client: LanguageClient, tmp_path: Path):
     await lsp_client.shutdown_session()
 
 
-async def test_pull_diagnostics_with_result_ids(pull_client: LanguageClient, tmp_path: Path):
+async def test_pull_diagnostics_with_result_ids(
+    pull_client: LanguageClient, tmp_path: Path
+) -> None:
     client = pull_client
     path, text = broken_checkpoint(tmp_path)
     client.text_document_did_open(open_params(path, text))

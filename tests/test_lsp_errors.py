@@ -8,6 +8,7 @@ handler.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -21,10 +22,12 @@ from tests.lsp_helpers import SERVER, make_project, open_params, start, uri, wai
 INTERNAL_ERROR = -32603
 
 
-@pytest_lsp.fixture(
+@pytest_lsp.fixture(  # type: ignore[untyped-decorator]
     params=["visual_studio_code", "neovim"], config=ClientServerConfig(server_command=SERVER)
 )
-async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path):
+async def client(
+    request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path
+) -> AsyncIterator[None]:
     project, _ = make_project(tmp_path)
     await start(lsp_client, request.param, project, {"recall": {"model": "memls-hash"}})
     yield

@@ -25,7 +25,9 @@ async def complete(
     return list(result.items)
 
 
-async def test_completes_missing_checkpoint_sections(client: LanguageClient, tmp_path: Path):
+async def test_completes_missing_checkpoint_sections(
+    client: LanguageClient, tmp_path: Path
+) -> None:
     path = root_of(tmp_path) / f"checkpoint-{NAME}.md"
     text = path.read_text().replace("## Failed Approaches\n- None\n\n", "") + "## \n"
     line = text.count("\n") - 1
@@ -35,7 +37,7 @@ async def test_completes_missing_checkpoint_sections(client: LanguageClient, tmp
     assert "Done This Session" not in labels  # present already
 
 
-async def test_completes_branch_names_and_saved_now(client: LanguageClient, tmp_path: Path):
+async def test_completes_branch_names_and_saved_now(client: LanguageClient, tmp_path: Path) -> None:
     path = root_of(tmp_path) / "checkpoint-new.md"
     text = "# Checkpoint: new\n\n- **Branch:** \n- **Saved:** \n"
     items = await complete(client, path, text, 2, len("- **Branch:** "))
@@ -49,14 +51,16 @@ async def test_completes_branch_names_and_saved_now(client: LanguageClient, tmp_
     assert len(items[0].label) == len("2026-11-30 14:02")
 
 
-async def test_completes_checkpoint_names_after_continue(client: LanguageClient, tmp_path: Path):
+async def test_completes_checkpoint_names_after_continue(
+    client: LanguageClient, tmp_path: Path
+) -> None:
     path = root_of(tmp_path) / "notes.md"
     text = "# Notes\n\nTo resume: continue fe\n"
     items = await complete(client, path, text, 2, len("To resume: continue fe"))
     assert [i.label for i in items] == [NAME]
 
 
-async def test_completes_bundle_item_kinds(client: LanguageClient, tmp_path: Path):
+async def test_completes_bundle_item_kinds(client: LanguageClient, tmp_path: Path) -> None:
     path = root_of(tmp_path) / f"checkpoint-{NAME}.md"
     text = path.read_text() + "\n## Checkpoint Bundle\n- [ ] \n"
     line = text.count("\n") - 1
@@ -64,7 +68,7 @@ async def test_completes_bundle_item_kinds(client: LanguageClient, tmp_path: Pat
     assert [i.label for i in items] == ["memory", "index", "log", "transcript", "recall"]
 
 
-async def test_completes_pointer_paths(client: LanguageClient, tmp_path: Path):
+async def test_completes_pointer_paths(client: LanguageClient, tmp_path: Path) -> None:
     path = root_of(tmp_path) / "MEMORY.md"
     text = path.read_text() + "- [More](te\n"
     line = text.count("\n") - 1
@@ -72,7 +76,9 @@ async def test_completes_pointer_paths(client: LanguageClient, tmp_path: Path):
     assert "testing.md" in [i.label for i in items]
 
 
-async def test_hover_on_a_bullet_shows_the_checkpoint(client: LanguageClient, tmp_path: Path):
+async def test_hover_on_a_bullet_shows_the_checkpoint(
+    client: LanguageClient, tmp_path: Path
+) -> None:
     path = root_of(tmp_path) / "MEMORY.md"
     client.text_document_did_open(open_params(path))
     line = (
@@ -92,7 +98,7 @@ async def test_hover_on_a_bullet_shows_the_checkpoint(client: LanguageClient, tm
     assert "is the current branch" in text
 
 
-async def test_hover_on_a_branch_line(client: LanguageClient, tmp_path: Path):
+async def test_hover_on_a_branch_line(client: LanguageClient, tmp_path: Path) -> None:
     path = root_of(tmp_path) / f"checkpoint-{NAME}.md"
     text = path.read_text().replace(f"`{BRANCH}`", "`gone-branch`")
     client.text_document_did_open(open_params(path, text))
@@ -105,7 +111,7 @@ async def test_hover_on_a_branch_line(client: LanguageClient, tmp_path: Path):
     assert f"you are on `{BRANCH}`" in hover.contents.value
 
 
-async def test_definition_from_bullet_and_continue(client: LanguageClient, tmp_path: Path):
+async def test_definition_from_bullet_and_continue(client: LanguageClient, tmp_path: Path) -> None:
     root = root_of(tmp_path)
     path = root / "MEMORY.md"
     lines = path.read_text().splitlines()
@@ -125,7 +131,7 @@ async def test_definition_from_bullet_and_continue(client: LanguageClient, tmp_p
     assert result[0].uri == uri(root / f"checkpoint-{NAME}.md")
 
 
-async def test_document_symbols_are_the_sections(client: LanguageClient, tmp_path: Path):
+async def test_document_symbols_are_the_sections(client: LanguageClient, tmp_path: Path) -> None:
     path = root_of(tmp_path) / "MEMORY.md"
     client.text_document_did_open(open_params(path))
     symbols = await client.text_document_document_symbol_async(
@@ -138,7 +144,9 @@ async def test_document_symbols_are_the_sections(client: LanguageClient, tmp_pat
     assert [c.name for c in top.children or []] == ["Active Checkpoints", "Memory Files"]
 
 
-async def test_document_links_for_pointers_and_bullets(client: LanguageClient, tmp_path: Path):
+async def test_document_links_for_pointers_and_bullets(
+    client: LanguageClient, tmp_path: Path
+) -> None:
     root = root_of(tmp_path)
     path = root / "MEMORY.md"
     client.text_document_did_open(open_params(path))
@@ -151,7 +159,7 @@ async def test_document_links_for_pointers_and_bullets(client: LanguageClient, t
     assert uri(root / f"checkpoint-{NAME}.md") in targets
 
 
-async def test_folding_ranges_cover_sections(client: LanguageClient, tmp_path: Path):
+async def test_folding_ranges_cover_sections(client: LanguageClient, tmp_path: Path) -> None:
     path = root_of(tmp_path) / f"checkpoint-{NAME}.md"
     client.text_document_did_open(open_params(path))
     ranges = await client.text_document_folding_range_async(

@@ -5,6 +5,7 @@ checkpoint file appears, the section leaves MEMORY.md, and the open buffer follo
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -28,10 +29,12 @@ BRANCH = "feat/migrate"
 NAME = "feat-migrate"
 
 
-@pytest_lsp.fixture(
+@pytest_lsp.fixture(  # type: ignore[untyped-decorator]
     params=["visual_studio_code", "neovim"], config=ClientServerConfig(server_command=SERVER)
 )
-async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path):
+async def client(
+    request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path
+) -> AsyncIterator[None]:
     project, root = make_project(tmp_path)
     # A branch without a checkpoint yet, so the migration names and creates a new one.
     git(project, "checkout", "-q", "-b", BRANCH)

@@ -42,7 +42,7 @@ async def run(client: LanguageClient, action: types.CodeAction) -> object:
 
 async def test_save_checkpoint_action_creates_the_file_and_updates_memory_md(
     client: LanguageClient, tmp_path: Path
-):
+) -> None:
     root = root_of(tmp_path)
     (root / f"checkpoint-{NAME}.md").unlink()
     index = root / "MEMORY.md"
@@ -84,7 +84,7 @@ async def test_save_checkpoint_action_creates_the_file_and_updates_memory_md(
     assert await wait_for_diagnostics(client, checkpoint, lambda codes: codes == []) == []
 
 
-async def test_approve_bundle_clears_bn001(client: LanguageClient, tmp_path: Path):
+async def test_approve_bundle_clears_bn001(client: LanguageClient, tmp_path: Path) -> None:
     root = root_of(tmp_path)
     path = root / f"checkpoint-{NAME}.md"
     stamp = dt.datetime.now().strftime("%Y-%m-%d")
@@ -111,7 +111,7 @@ async def test_approve_bundle_clears_bn001(client: LanguageClient, tmp_path: Pat
     await wait_for_diagnostics(client, path, lambda codes: "BN001" not in codes)
 
 
-async def test_save_refuses_over_unsaved_changes(client: LanguageClient, tmp_path: Path):
+async def test_save_refuses_over_unsaved_changes(client: LanguageClient, tmp_path: Path) -> None:
     index = root_of(tmp_path) / "MEMORY.md"
     client.text_document_did_open(open_params(index, index.read_text() + "\nunsaved words\n"))
     before = index.read_text()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import subprocess
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -26,8 +27,8 @@ from tests.lsp_helpers import (
 )
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
-async def client(lsp_client: LanguageClient, tmp_path: Path):
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))  # type: ignore[untyped-decorator]
+async def client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
     from tests.lsp_helpers import make_project
 
     project, _ = make_project(tmp_path)
@@ -49,15 +50,17 @@ async def still_serves(client: LanguageClient, path: Path) -> None:
 
 async def test_unknown_method_is_an_error_and_the_server_goes_on(
     client: LanguageClient, tmp_path: Path
-):
+) -> None:
     index = root_of(tmp_path) / "MEMORY.md"
     client.text_document_did_open(open_params(index))
     with pytest.raises(Exception, match=r"not found|Method Not Found|-32601"):
-        await client.protocol.send_request_async("memls/noSuchMethod", {})
+        await client.protocol.send_request_async("memls/noSuchMethod", {})  # type: ignore[no-untyped-call]
     await still_serves(client, index)
 
 
-async def test_did_change_for_a_never_opened_document(client: LanguageClient, tmp_path: Path):
+async def test_did_change_for_a_never_opened_document(
+    client: LanguageClient, tmp_path: Path
+) -> None:
     ghost = root_of(tmp_path) / "ghost.md"
     client.text_document_did_change(change_all(ghost, "# Ghost\n", 3))
     index = root_of(tmp_path) / "MEMORY.md"
@@ -66,7 +69,7 @@ async def test_did_change_for_a_never_opened_document(client: LanguageClient, tm
     assert any("unopened" in m.message for m in client.log_messages)
 
 
-async def test_out_of_range_positions(client: LanguageClient, tmp_path: Path):
+async def test_out_of_range_positions(client: LanguageClient, tmp_path: Path) -> None:
     index = root_of(tmp_path) / "MEMORY.md"
     client.text_document_did_open(open_params(index))
     ident = types.TextDocumentIdentifier(uri=uri(index))
@@ -96,7 +99,7 @@ async def test_out_of_range_positions(client: LanguageClient, tmp_path: Path):
     await still_serves(client, index)
 
 
-async def test_ten_megabyte_document(client: LanguageClient, tmp_path: Path):
+async def test_ten_megabyte_document(client: LanguageClient, tmp_path: Path) -> None:
     path = root_of(tmp_path) / "huge.md"
     text = "# Huge\n\n" + ("- a line of memory text that goes on and on\n" * 240_000)
     assert len(text) > 10_000_000
@@ -107,7 +110,7 @@ async def test_ten_megabyte_document(client: LanguageClient, tmp_path: Path):
     await still_serves(client, root_of(tmp_path) / "MEMORY.md")
 
 
-async def test_binary_content(client: LanguageClient, tmp_path: Path):
+async def test_binary_content(client: LanguageClient, tmp_path: Path) -> None:
     path = root_of(tmp_path) / "blob.md"
     client.text_document_did_open(open_params(path, "# Blob\n\x00\x01\x02\ufffd\x7f binary\n"))
     diags = await wait_for_diagnostics(client, path, lambda codes: "SZ001" in codes)
@@ -125,7 +128,9 @@ async def test_binary_content(client: LanguageClient, tmp_path: Path):
     await still_serves(client, path)
 
 
-async def test_many_files_created_and_deleted_at_once(client: LanguageClient, tmp_path: Path):
+async def test_many_files_created_and_deleted_at_once(
+    client: LanguageClient, tmp_path: Path
+) -> None:
     """The server's own watcher (this client cannot register watchers) sees a burst of new
     checkpoints as one batch: MEMORY.md reports the missing bullets, then drops them."""
     root = root_of(tmp_path)
@@ -164,7 +169,7 @@ def read_message(stream: object) -> dict[str, object]:
     return result
 
 
-def test_malformed_payload_over_raw_stdio(tmp_path: Path):
+def test_malformed_payload_over_raw_stdio(tmp_path: Path) -> None:
     """Garbage JSON is reported, and the next well-formed request is still answered."""
     proc = subprocess.Popen(
         SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL

@@ -51,7 +51,10 @@ def model() -> MiniLM:
 
 def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    return (a64 * b64).sum(axis=1) / np.linalg.norm(a64, axis=1) / np.linalg.norm(b64, axis=1)
+    cosines: np.ndarray = (
+        (a64 * b64).sum(axis=1) / np.linalg.norm(a64, axis=1) / np.linalg.norm(b64, axis=1)
+    )
+    return cosines
 
 
 # --- MiniLM -------------------------------------------------------------------------------------
@@ -130,7 +133,7 @@ def test_env_dir_is_authoritative(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     _assert_names_both_sources(str(caught.value))
     # and through llm, as `memls recall` and `llm embed` would meet it
     with pytest.raises(ModelWeightsNotFoundError):
-        llm.get_embedding_model("memls-minilm").embed("hello")
+        llm.get_embedding_model("memls-minilm").embed("hello")  # type: ignore[no-untyped-call]
 
 
 def test_no_wheel_and_no_env_names_both(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -202,9 +205,9 @@ def test_hash_is_stable_across_processes() -> None:
 
 
 def test_llm_finds_both_models_through_the_entry_point() -> None:
-    ids = {model.model_id for model in llm.get_embedding_models()}
+    ids = {model.model_id for model in llm.get_embedding_models()}  # type: ignore[no-untyped-call]
     assert {"memls-minilm", "memls-hash"} <= ids
-    hashed = llm.get_embedding_model("memls-hash")
+    hashed = llm.get_embedding_model("memls-hash")  # type: ignore[no-untyped-call]
     assert hashed.embed("x") == pytest.approx(hash_vector("x"))
     vectors = list(hashed.embed_multi(["one", "two", "three"], batch_size=2))
     assert [len(v) for v in vectors] == [HASH_DIMENSIONS] * 3

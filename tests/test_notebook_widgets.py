@@ -11,6 +11,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -41,7 +42,7 @@ def flat(tmp_path: Path) -> Path:
 
 
 def _backfilled(root: Path, **kwargs: object) -> RecallExplorer:
-    explorer = RecallExplorer(root, model=HASH, debounce=0, **kwargs)  # type: ignore[arg-type]
+    explorer = RecallExplorer(root, model=HASH, debounce=0, **kwargs)
     explorer.backfill_button.click()
     assert explorer.wait(60)
     assert explorer.messages.error_text == ""
@@ -106,10 +107,9 @@ def test_typing_a_query_renders_ranked_cards_and_a_preview(orchestrator: Path) -
     assert "<mark>" in explorer.preview.value
     # Preview on another card switches the pane to that section
     explorer.query.value = "handoff current state"
+    assert explorer.response is not None
     target = next(
-        i
-        for i, r in enumerate(explorer.response.results)
-        if r.path == "transcripts/.handoff.md"  # type: ignore[union-attr]
+        i for i, r in enumerate(explorer.response.results) if r.path == "transcripts/.handoff.md"
     )
     explorer.results.children[target].children[1].click()
     assert "<h2><mark>Current</mark> <mark>State</mark></h2>" in explorer.preview.value
@@ -407,9 +407,12 @@ def test_clicking_a_point_opens_it_in_the_explorer(
     assert 0 < picture.marks[0]["y"] < picture.height
     opened: list[str] = []
     show_chunk = explorer.show_chunk
-    monkeypatch.setattr(
-        explorer, "show_chunk", lambda *a, **k: (opened.append(a[1]), show_chunk(*a, **k))
-    )
+
+    def record_then_show(*a: Any, **k: Any) -> None:
+        opened.append(a[1])
+        show_chunk(*a, **k)
+
+    monkeypatch.setattr(explorer, "show_chunk", record_then_show)
     first = next(i for i, p in enumerate(memory_map.points) if p.kind == "topic")
     second = next(
         i for i, p in enumerate(memory_map.points) if p.path != memory_map.points[first].path

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -131,7 +132,7 @@ def lua(value: str) -> str:
     return json.dumps(value)
 
 
-def run_script(tmp_path: Path, script: str, cwd: Path) -> dict[str, object]:
+def run_script(tmp_path: Path, script: str, cwd: Path) -> dict[str, Any]:
     """Run headless Neovim with only the shipped editors/nvim files and ``script`` (Lua);
     the script writes what it observed to ``result.json``, which is returned."""
     nvim = nvim_binary()
@@ -150,12 +151,12 @@ def run_script(tmp_path: Path, script: str, cwd: Path) -> dict[str, object]:
         check=False,
         capture_output=True,
     )
-    seen: dict[str, object] = json.loads((tmp_path / "result.json").read_text())
+    seen: dict[str, Any] = json.loads((tmp_path / "result.json").read_text())
     return seen
 
 
 @pytest.mark.slow
-def test_neovim_with_the_shipped_config(tmp_path: Path):
+def test_neovim_with_the_shipped_config(tmp_path: Path) -> None:
     project, root = make_project(tmp_path)
     index = root / "MEMORY.md"
     index.write_text(

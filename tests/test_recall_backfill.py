@@ -6,6 +6,7 @@ import os
 import sqlite3
 import threading
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -143,7 +144,10 @@ def test_appended_transcript_embeds_only_new_turns(tmp_path: Path, fake_model: F
     session = root / "transcripts" / "s1.jsonl"
     api.backfill(root)
     before = dict(
-        _rows(root, "select id, rid from memls_chunks where path = ?", "transcripts/s1.jsonl")
+        cast(
+            "list[tuple[str, object]]",
+            _rows(root, "select id, rid from memls_chunks where path = ?", "transcripts/s1.jsonl"),
+        )
     )
     fake_model.calls.clear()
     append_session(session, [("Which bed gets the new hose?", "Bed 5, near the compost bins.")], 2)
@@ -152,7 +156,10 @@ def test_appended_transcript_embeds_only_new_turns(tmp_path: Path, fake_model: F
     assert len(fake_model.calls) == 1
     assert "new hose" in fake_model.calls[0]
     after = dict(
-        _rows(root, "select id, rid from memls_chunks where path = ?", "transcripts/s1.jsonl")
+        cast(
+            "list[tuple[str, object]]",
+            _rows(root, "select id, rid from memls_chunks where path = ?", "transcripts/s1.jsonl"),
+        )
     )
     assert set(after) == {f"transcripts/s1.jsonl#turn-{i}" for i in range(3)}
     assert all(after[k] == v for k, v in before.items())  # earlier turns kept their rows

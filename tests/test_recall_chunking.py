@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
+
 from memls.core.recall import chunking
 from memls.core.recall.chunking import chunk_markdown, chunk_turn, normalize_timestamp, slugify
 from tests.recall_fixtures.roots import CHECKPOINT, LOG, TOPIC
@@ -78,7 +80,7 @@ def test_heading_inside_code_fence_does_not_split() -> None:
     assert "after" in chunks[0].text
 
 
-def test_long_sections_are_cut_into_parts(monkeypatch) -> None:
+def test_long_sections_are_cut_into_parts(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(chunking, "MAX_CHUNK_CHARS", 50)
     body = "\n".join(f"line number {i:02d} of the section" for i in range(10))
     chunks = chunk_markdown("big.md", f"# Big\n\n## Long\n{body}\n", "topic")

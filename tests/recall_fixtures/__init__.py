@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import llm
+from llm.models import EmbeddingModel
 
 FAKE_ID = "fake-embed"
 DIMS = 64
@@ -34,7 +35,7 @@ def fake_vector(text: str) -> list[float]:
     return [v / norm for v in vec]
 
 
-class FakeEmbed(llm.EmbeddingModel):
+class FakeEmbed(EmbeddingModel):
     """Deterministic embedding model; ``calls`` lists every text embedded."""
 
     batch_size = 16
@@ -44,7 +45,9 @@ class FakeEmbed(llm.EmbeddingModel):
         self.calls = calls
         self.broken = broken
 
-    def embed_batch(self, items: Iterable[str | bytes]) -> Iterator[list[float]]:
+    def embed_batch(
+        self, items: Iterable[str | bytes], *, key: str | None = None
+    ) -> Iterator[list[float]]:
         for item in items:
             text = item.decode() if isinstance(item, bytes) else item
             if self.broken:
