@@ -84,23 +84,23 @@ async def run(checkpoints: int, edits: int, keep: Path | None) -> None:
     counts: dict[int, int] = {}
     waiters: dict[int, asyncio.Future[None]] = {}
 
-    @client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
+    @client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)  # type: ignore[untyped-decorator]
     def create(params: types.WorkDoneProgressCreateParams) -> None:
         return None
 
-    @client.feature(types.PROGRESS)
+    @client.feature(types.PROGRESS)  # type: ignore[untyped-decorator]
     def progress(params: types.ProgressParams) -> None:
         value = params.value
         kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
         if kind == "end":
             ready.set()
 
-    @client.feature(types.WINDOW_LOG_MESSAGE)
+    @client.feature(types.WINDOW_LOG_MESSAGE)  # type: ignore[untyped-decorator]
     def log(params: types.LogMessageParams) -> None:
         if params.type == types.MessageType.Error:
             print("server error:", params.message, file=sys.stderr)
 
-    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)  # type: ignore[untyped-decorator]
     def diagnostics(params: types.PublishDiagnosticsParams) -> None:
         if params.version is not None:
             published[params.version] = time.perf_counter()
@@ -160,7 +160,7 @@ async def run(checkpoints: int, edits: int, keep: Path | None) -> None:
     rss_now, rss_peak = rss_mb(pid)
     await client.shutdown_async(None)
     client.exit(None)
-    await client.stop()
+    await client.stop()  # type: ignore[no-untyped-call]
 
     latencies.sort()
     p50 = statistics.median(latencies)
