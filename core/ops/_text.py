@@ -14,9 +14,8 @@ from pathlib import Path
 from memls.core.fsutil import UnsafePathError, inside
 from memls.core.model import Document
 from memls.core.parse import parse_text
+from memls.core.rules.index import format_bullet_date
 from memls.core.workspace import index_path
-
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
 def saved_stamp(now: dt.datetime) -> str:
@@ -26,14 +25,7 @@ def saved_stamp(now: dt.datetime) -> str:
 
 def bullet_stamp(now: dt.datetime) -> str:
     """``Mon DD HH:MM`` in English whatever the locale, as the index bullet wants."""
-    return f"{_MONTHS[now.month - 1]} {now.day:02d} {now.hour:02d}:{now.minute:02d}"
-
-
-def parse_saved(value: str) -> dt.datetime | None:
-    try:
-        return dt.datetime.strptime(value.strip(), "%Y-%m-%d %H:%M")
-    except ValueError:
-        return None
+    return format_bullet_date(now.month, now.day, now.hour, now.minute)
 
 
 def now_minute(now: dt.datetime | None) -> dt.datetime:

@@ -36,7 +36,6 @@ from memls.core.ops._text import (
     encode,
     memory_index,
     now_minute,
-    parse_saved,
     read_text,
     saved_stamp,
     sha256_bytes,
@@ -50,6 +49,7 @@ from memls.core.ops.index import (
     set_bullet,
 )
 from memls.core.parse import parse_text
+from memls.core.rules.checkpoint import parse_saved
 from memls.core.workspace import CHECKPOINT_RE
 
 NO_BRANCH = "no-branch"
