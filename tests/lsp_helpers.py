@@ -74,8 +74,10 @@ def index_text(entries: list[tuple[str, str, dt.datetime, str]], extra: str = ""
     )
 
 
-def make_project(base: Path) -> tuple[Path, Path]:
-    """A git repository on ``feat/login`` with a healthy flat memory root in ``mem/``."""
+def make_project(base: Path, branch: str = BRANCH, switch: bool = True) -> tuple[Path, Path]:
+    """A git repository with a healthy flat memory root in ``mem/`` holding one checkpoint
+    saved on ``branch``; the repository is on that branch, or on ``main`` with ``switch=False``."""
+    name = branch.replace("/", "-")
     project = base / "proj"
     root = project / "mem"
     root.mkdir(parents=True)
@@ -83,14 +85,14 @@ def make_project(base: Path) -> tuple[Path, Path]:
     (project / "README.md").write_text("# A project\n", encoding="utf-8")
     git(project, "add", "README.md")
     git(project, "commit", "-q", "-m", "init")
-    git(project, "checkout", "-q", "-b", BRANCH)
+    git(project, "checkout", "-q", "-b", branch) if switch else git(project, "branch", branch)
     when = dt.datetime.now().replace(second=0, microsecond=0) - dt.timedelta(hours=1)
-    (root / f"checkpoint-{NAME}.md").write_text(
-        checkpoint_text(NAME, BRANCH, when), encoding="utf-8"
+    (root / f"checkpoint-{name}.md").write_text(
+        checkpoint_text(name, branch, when), encoding="utf-8"
     )
     (root / "testing.md").write_text("# Testing\n\nRun `pytest -q`.\n", encoding="utf-8")
     (root / "MEMORY.md").write_text(
-        index_text([(NAME, BRANCH, when, "Wire the login form")]), encoding="utf-8"
+        index_text([(name, branch, when, "Wire the login form")]), encoding="utf-8"
     )
     return project, root
 

@@ -7,7 +7,6 @@ Neovim cannot register watchers, so there the server's own watcher must see ``.g
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import AsyncIterator
 from pathlib import Path, PurePosixPath
 
@@ -18,9 +17,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.lsp_helpers import (
     SERVER,
-    checkpoint_text,
     git,
-    index_text,
+    make_project,
     open_params,
     start,
     uri,
@@ -33,23 +31,7 @@ NAME = "feat-a"
 
 def make_repo(base: Path) -> tuple[Path, Path]:
     """A repository on ``main`` whose memory root holds a checkpoint saved on ``feat/a``."""
-    project = base / "proj"
-    root = project / "mem"
-    root.mkdir(parents=True)
-    git(project, "init", "-q", "-b", "main")
-    (project / "README.md").write_text("# A project\n", encoding="utf-8")
-    git(project, "add", "README.md")
-    git(project, "commit", "-q", "-m", "init")
-    git(project, "branch", BRANCH)
-    when = dt.datetime.now().replace(second=0, microsecond=0) - dt.timedelta(hours=1)
-    (root / f"checkpoint-{NAME}.md").write_text(
-        checkpoint_text(NAME, BRANCH, when), encoding="utf-8"
-    )
-    (root / "testing.md").write_text("# Testing\n\nRun `pytest -q`.\n", encoding="utf-8")
-    (root / "MEMORY.md").write_text(
-        index_text([(NAME, BRANCH, when, "Wire the login form")]), encoding="utf-8"
-    )
-    return project, root
+    return make_project(base, BRANCH, switch=False)
 
 
 @pytest_lsp.fixture(  # type: ignore[untyped-decorator]
