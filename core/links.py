@@ -1,0 +1,479 @@
+"""Links between files: extraction from a document and resolution like a reader would.
+
+One implementation shared by the rules (IX009 broken index pointers, IX010 reachability,
+IX012 broken links in topic files) and the language server's link graph (references,
+rename, file operations).
+
+Extraction (:func:`extract_links`) finds, outside fenced code and frontmatter:
+
+- ``markdown``  — inline links ``[text](path#anchor)`` (not images, not inside code spans);
+- ``reference`` — reference definitions ``[label]: path``;
+- ``wikilink``  — ``[[target]]``, ``[[target|alias]]``, ``[[target#heading]]``, ``![[embed]]``;
+- ``bullet``    — list items that start with a bare path: ``- feedback-testing.md — …``;
+- ``code``      — file paths written in backticks (`` `memory/deploy.md` ``,
+  `` `src/app.py:42` ``): a path with a ``/`` and an extension, or any ``*.md`` name.
+
+External URLs (anything with a scheme, ``mailto:``), anchors alone (``#heading``) and
+templated paths (``{name}``, globs) are not file links.
+
+Resolution (:class:`LinkResolver`) tries, in order: relative to the linking file, to the
+memory root, to the repository root (the nearest parent holding ``.git``), and to folders
+the same line names (``in `docs/`: `api.md` ``). Wikilinks resolve by file stem anywhere in
+the memory root, then the repository (like marksman and Obsidian); backtick and bullet
+paths may also name a file by its path suffix anywhere in the repository. Every existence
+check and every answer is cached, so a file with 400,000 pointers costs one ``stat`` per
+distinct candidate path.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote
+
+from memls.core.model import Document, Range
+
+LINK_KINDS = ("markdown", "reference", "wikilink", "bullet", "code")
+
+_CACHE_KEY = "memls.links"
+_SKIP_DIRS = frozenset(
+    {".git", ".memls", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache"}
+)
+MAX_INDEXED_FILES = 200_000
+"""The repository walk for suffix and stem matches stops after this many files."""
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A reference from one file to another file, as written."""
+
+    source: Path  # absolute path of the file containing the link
+    range: Range  # the target text (``target`` exactly, without anchor or alias)
+    target: str  # raw target as written: path part, no anchor
+    anchor: str | None  # the ``#heading`` part without ``#``, or None
+    kind: str  # one of LINK_KINDS
+    text: str = ""  # link text, wikilink alias, or reference label
+    hints: tuple[str, ...] = ()  # other folders named on the same line (extra bases)
+
+    @property
+    def line(self) -> int:
+        return self.range.start.line
+
+    @property
+    def is_markdown_file(self) -> bool:
+        """Whether the target names a Markdown file (a wikilink always does)."""
+        return self.kind == "wikilink" or self.target.casefold().endswith(".md")
+
+
+# -- extraction ----------------------------------------------------------------
+
+_CODE_SPAN = re.compile(r"(?P<ticks>`+)(?P<body>[^`].*?)(?<!`)(?P=ticks)(?!`)")
+_INLINE = re.compile(
+    r"(?<![!\]\\])\[(?P<text>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
+    r"\(\s*(?:<(?P<angled>[^<>\n]*)>|(?P<plain>[^()\s]*(?:\([^()\s]*\)[^()\s]*)*))"
+    r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)"
+)
+_WIKI = re.compile(
+    r"!?\[\[(?P<target>[^\[\]\n|#^]*)(?:[#^](?P<anchor>[^\[\]\n|]*))?(?:\|(?P<alias>[^\[\]\n]*))?\]\]"
+)
+_REFDEF = re.compile(
+    r"^ {0,3}\[(?P<label>[^\[\]\n]+)\]:[ \t]*(?:<(?P<angled>[^<>\n]*)>|(?P<plain>\S+))"
+)
+_BULLET = re.compile(
+    r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(?P<bold>\*\*)?"
+    r"(?P<path>[\w.~@+/-]*[\w@+-]\.md)(?P=bold)?(?=$|[\s:,;—–(-])"
+)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_LINE_SUFFIX = re.compile(r":\d+(?:[:-]\d+)?$")
+_CODE_PATH = re.compile(
+    r"^(?:~/|\.{1,2}/|/)?(?:[\w@.+-]+/)*[\w@+-][\w@.+-]*\.[A-Za-z][A-Za-z0-9]{0,9}$"
+)
+_FOLDER = re.compile(r"(?:^|(?<=[\s`(\"']))(?P<dir>(?:\.{0,2}/)?(?:[\w@.+-]+/)+)(?=$|[\s`):,;\"'])")
+_TEMPLATE_CHARS = frozenset("{}*<>?$|")
+
+
+def extract_links(doc: Document) -> list[Link]:
+    """Every file link of ``doc``, in document order (cached on the immutable document)."""
+    cached = doc.extra.get(_CACHE_KEY)
+    if isinstance(cached, tuple):
+        return list(cached)
+    links = tuple(_extract(doc))
+    doc.extra[_CACHE_KEY] = links
+    return list(links)
+
+
+def _extract(doc: Document) -> Iterable[Link]:
+    source = doc.path if doc.path.is_absolute() else Path(os.path.abspath(doc.path))
+    start = doc.frontmatter.end_line + 1 if doc.frontmatter is not None else 0
+    fenced = _fence_flags(doc)
+    for ln in range(start, len(doc.lines)):
+        if fenced[ln]:
+            continue
+        line = doc.lines[ln]
+        if not line or len(line) > 20_000:
+            continue
+        has_bracket = "[" in line
+        has_tick = "`" in line
+        bullet = _BULLET.match(line) if ".md" in line else None
+        if not (has_bracket or has_tick or bullet):
+            continue
+        yield from _line_links(source, line, ln, has_bracket, has_tick, bullet)
+
+
+def _fence_flags(doc: Document) -> list[bool]:
+    flags = [False] * len(doc.lines)
+    for a, b in doc.fences:
+        for i in range(max(0, a), min(len(flags), b + 1)):
+            flags[i] = True
+    return flags
+
+
+def _line_links(
+    source: Path,
+    line: str,
+    ln: int,
+    has_bracket: bool,
+    has_tick: bool,
+    bullet: re.Match[str] | None,
+) -> Iterable[Link]:
+    spans: list[tuple[int, int, str, int]] = []  # code spans: start, end, body, body start
+    if has_tick:
+        for m in _CODE_SPAN.finditer(line):
+            spans.append((m.start(), m.end(), m.group("body"), m.start("body")))
+
+    def in_code(pos: int) -> bool:
+        return any(a <= pos < b for a, b, _, _ in spans)
+
+    found: list[tuple[int, Link]] = []
+    taken: list[tuple[int, int]] = []
+    folders: tuple[str, ...] | None = None
+
+    def line_folders() -> tuple[str, ...]:
+        nonlocal folders
+        if folders is None:
+            folders = tuple(dict.fromkeys(m.group("dir") for m in _FOLDER.finditer(line)))
+        return folders
+
+    if has_bracket:
+        ref = _REFDEF.match(line)
+        if ref is not None and not line.lstrip().startswith("[["):
+            group = "angled" if ref.group("angled") is not None else "plain"
+            link = _make(source, ln, ref.group(group), ref.start(group), "reference", ref["label"])
+            if link is not None:
+                found.append((ref.start(), link))
+                taken.append((ref.start(), ref.end()))
+        if "[[" in line:
+            for m in _WIKI.finditer(line):
+                if in_code(m.start()):
+                    continue
+                taken.append((m.start(), m.end()))
+                target = m.group("target").strip()
+                if not target:
+                    continue  # [[#heading]]: a link inside the same note
+                t_start = m.start("target") + (
+                    len(m.group("target")) - len(m.group("target").lstrip())
+                )
+                anchor = m.group("anchor")
+                found.append(
+                    (
+                        m.start(),
+                        Link(
+                            source,
+                            Range.of(ln, t_start, ln, t_start + len(target)),
+                            target,
+                            anchor.strip() if anchor and anchor.strip() else None,
+                            "wikilink",
+                            (m.group("alias") or "").strip(),
+                        ),
+                    )
+                )
+        if "](" in line:
+            for m in _INLINE.finditer(line):
+                if in_code(m.start()) or any(a <= m.start() < b for a, b in taken):
+                    continue
+                group = "angled" if m.group("angled") is not None else "plain"
+                link = _make(source, ln, m.group(group), m.start(group), "markdown", m["text"])
+                taken.append((m.start(), m.end()))
+                if link is not None:
+                    found.append((m.start(), link))
+    if bullet is not None and not in_code(bullet.start("path")):
+        path = bullet.group("path")
+        at = bullet.start("path")
+        if not any(a <= at < b for a, b in taken):
+            link = _make(source, ln, path, at, "bullet", "", line_folders())
+            if link is not None:
+                found.append((at, link))
+                taken.append((at, bullet.end("path")))
+    for a, _b, body, body_start in spans:
+        if any(x <= a < y for x, y in taken):
+            continue
+        stripped = body.strip()
+        if not stripped or " " in stripped:
+            continue
+        lead = body.find(stripped)
+        target = _LINE_SUFFIX.sub("", stripped)
+        path_part = target.split("#", 1)[0]
+        if not _CODE_PATH.match(path_part):
+            continue
+        if "/" not in path_part and not path_part.casefold().endswith(".md"):
+            continue
+        link = _make(source, ln, target, body_start + lead, "code", "", line_folders())
+        if link is not None:
+            found.append((a, link))
+    found.sort(key=lambda pair: pair[0])
+    return [link for _, link in found]
+
+
+def _make(
+    source: Path,
+    ln: int,
+    raw: str | None,
+    at: int,
+    kind: str,
+    text: str,
+    hints: tuple[str, ...] = (),
+) -> Link | None:
+    """A link for a raw target at column ``at``; None for URLs, anchors alone and templates."""
+    if raw is None:
+        return None
+    target = raw.strip()
+    at += len(raw) - len(raw.lstrip())
+    if not target or target.startswith(("#", "//")) or _SCHEME.match(target):
+        return None
+    anchor: str | None = None
+    if "#" in target:
+        target, anchor = target.split("#", 1)
+        anchor = anchor or None
+    if "?" in target and kind in ("markdown", "reference"):
+        target = target.split("?", 1)[0]
+    if not target or any(c in _TEMPLATE_CHARS for c in target):
+        return None
+    return Link(source, Range.of(ln, at, ln, at + len(target)), target, anchor, kind, text, hints)
+
+
+# -- resolution ----------------------------------------------------------------
+
+
+def find_repo_root(start: Path) -> Path | None:
+    """The nearest directory at or above ``start`` holding ``.git`` (a folder or a file)."""
+    start = Path(os.path.abspath(start))
+    for candidate in (start, *start.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return None
+
+
+class LinkResolver:
+    """Resolves links to existing files, caching every ``stat`` and every answer.
+
+    ``exists`` may add files that are not on disk (editor buffers of new files). Call
+    :meth:`invalidate` when a file is created or deleted; content changes need nothing.
+    """
+
+    def __init__(
+        self,
+        memory_root: Path,
+        repo_root: Path | None = None,
+        *,
+        extra_exists: Callable[[Path], bool] | None = None,
+    ) -> None:
+        self.memory_root = Path(os.path.abspath(memory_root))
+        self.repo_root = Path(os.path.abspath(repo_root)) if repo_root is not None else None
+        self._extra = extra_exists
+        self._exists: dict[str, bool] = {}
+        self._answers: dict[tuple[str, str, str, tuple[str, ...]], Path | None] = {}
+        self._stems: dict[str, list[Path]] | None = None  # memory root: stem → files
+        self._repo_names: dict[str, list[str]] | None = None  # repo: file name → rel paths
+        self.stat_calls = 0
+        """How many existence checks reached the file system (a regression test counts them)."""
+
+    # -- cache control --
+    def invalidate(self, path: Path | None = None) -> None:
+        """Forget cached answers after ``path`` was created or deleted (None: everything)."""
+        if path is not None:
+            key = os.path.abspath(path)
+            before = self._exists.pop(key, None)
+            now = self._check(key)
+            if before is not None and before == now:
+                return  # same existence as before: every answer still holds
+        else:
+            self._exists.clear()
+        self._answers.clear()
+        self._stems = None
+        self._repo_names = None
+
+    # -- public --
+    def resolve(self, link: Link) -> Path | None:
+        """The existing file or folder ``link`` leads to, or None when it exists nowhere."""
+        key = (str(link.source.parent), link.target, link.kind, link.hints)
+        if key in self._answers:
+            return self._answers[key]
+        answer = self._resolve(link)
+        self._answers[key] = answer
+        return answer
+
+    def resolve_all(self, links: Iterable[Link]) -> list[tuple[Link, Path | None]]:
+        return [(link, self.resolve(link)) for link in links]
+
+    def exists(self, path: Path | str) -> bool:
+        return self._check(os.path.abspath(path))
+
+    # -- internals --
+    def _check(self, key: str) -> bool:
+        known = self._exists.get(key)
+        if known is not None:
+            return known
+        self.stat_calls += 1
+        found = os.path.exists(key) or (self._extra is not None and self._extra(Path(key)))
+        self._exists[key] = found
+        return found
+
+    def _bases(self, link: Link) -> list[str]:
+        """Where a relative target may start: the file's folder, the roots, named folders."""
+        plain = [str(link.source.parent), str(self.memory_root)]
+        if self.repo_root is not None:
+            plain.append(str(self.repo_root))
+        bases = list(dict.fromkeys(plain))
+        for hint in link.hints:
+            for base in plain:
+                candidate = os.path.normpath(os.path.join(base, hint))
+                if candidate not in bases:
+                    bases.append(candidate)
+        return bases
+
+    def _resolve(self, link: Link) -> Path | None:
+        target = unquote(link.target) if "%" in link.target else link.target
+        target = target.replace("\\", "/") if "\\" in target and "/" not in target else target
+        if link.kind == "wikilink":
+            return self._wikilink(link, target)
+        found = self._by_path(link, target)
+        if found is None and link.kind in ("code", "bullet"):
+            found = self._by_suffix(target)
+        return found
+
+    def _by_path(self, link: Link, target: str) -> Path | None:
+        if target.startswith("~"):
+            expanded = os.path.expanduser(target)
+            return Path(expanded) if self._check(os.path.normpath(expanded)) else None
+        if target.startswith("/"):
+            if self._check(os.path.normpath(target)):
+                return Path(os.path.normpath(target))
+            target = target.lstrip("/")
+            roots = [str(b) for b in (self.repo_root, self.memory_root) if b is not None]
+            for root in roots:
+                found = os.path.normpath(os.path.join(root, target))
+                if self._check(found):
+                    return Path(found)
+            return None
+        for base in self._bases(link):
+            candidate = os.path.normpath(os.path.join(base, target))
+            if self._check(candidate):
+                return Path(candidate)
+        return None
+
+    def _wikilink(self, link: Link, target: str) -> Path | None:
+        name = target.strip()
+        if name.casefold().endswith(".md"):
+            name = name[:-3]
+        has_ext = bool(re.search(r"\.[A-Za-z][A-Za-z0-9]{0,9}$", name))
+        # A path-like wikilink may be written relative to the file or the root.
+        for base in (str(link.source.parent), str(self.memory_root)):
+            for candidate in (name,) if has_ext else (name + ".md", name):
+                path = os.path.normpath(os.path.join(base, candidate))
+                if self._check(path) and (has_ext or candidate.endswith(".md")):
+                    return Path(path)
+        key = name.casefold()
+        stems = self._stem_index()
+        hits = stems.get(key)
+        if hits:
+            return _closest(link.source, hits)
+        if "/" in key:
+            tail = "/" + key
+            for stem_key, paths in stems.items():
+                if ("/" + stem_key).endswith(tail):
+                    return _closest(link.source, paths)
+        # Then the rest of the repository, by file name.
+        wanted = (name if has_ext else name + ".md").rsplit("/", 1)[-1]
+        rels = self._repo_index().get(wanted.casefold())
+        if rels and self.repo_root is not None:
+            suffix = (name if has_ext else name + ".md").casefold()
+            for rel in rels:
+                if ("/" + rel.casefold()).endswith("/" + suffix):
+                    return self.repo_root / rel
+        return None
+
+    def _by_suffix(self, target: str) -> Path | None:
+        """A path that names a repository file by its trailing components (``rules/foo.md``)."""
+        clean = target.strip().lstrip("./")
+        if not clean or clean.startswith("../") or self.repo_root is None:
+            return None
+        name = clean.rstrip("/").rsplit("/", 1)[-1]
+        rels = self._repo_index().get(name.casefold())
+        if not rels:
+            return None
+        suffix = "/" + clean.casefold().rstrip("/")
+        for rel in rels:
+            if ("/" + rel.casefold()).endswith(suffix):
+                return self.repo_root / rel
+        return None
+
+    def _stem_index(self) -> dict[str, list[Path]]:
+        """Every Markdown file under the memory root by stem and by root-relative path."""
+        if self._stems is None:
+            index: dict[str, list[Path]] = {}
+            root = str(self.memory_root)
+            for rel in _walk(root):
+                if not rel.casefold().endswith(".md"):
+                    continue
+                path = Path(root, rel)
+                stem = rel[:-3].casefold()
+                index.setdefault(stem.rsplit("/", 1)[-1], []).append(path)
+                if "/" in stem:
+                    index.setdefault(stem, []).append(path)
+            self._stems = index
+        return self._stems
+
+    def _repo_index(self) -> dict[str, list[str]]:
+        """Repository files by lower-cased file name (paths relative to the repository)."""
+        if self._repo_names is None:
+            index: dict[str, list[str]] = {}
+            base = self.repo_root or self.memory_root
+            for rel in _walk(str(base)):
+                index.setdefault(rel.rsplit("/", 1)[-1].casefold(), []).append(rel)
+            self._repo_names = index
+        return self._repo_names
+
+
+def _walk(root: str) -> Iterable[str]:
+    """Relative POSIX paths of the files under ``root`` (build and VCS folders skipped)."""
+    count = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+        rel_dir = os.path.relpath(dirpath, root)
+        prefix = "" if rel_dir == "." else rel_dir.replace(os.sep, "/") + "/"
+        for name in sorted(filenames):
+            yield prefix + name
+            count += 1
+            if count >= MAX_INDEXED_FILES:
+                return
+
+
+def _closest(source: Path, paths: list[Path]) -> Path:
+    """Of several files with one stem, the one nearest the linking file (then the first)."""
+    if len(paths) == 1:
+        return paths[0]
+    src = str(source.parent)
+
+    def distance(path: Path) -> tuple[int, str]:
+        common = os.path.commonpath([src, str(path.parent)])
+        return (src.count(os.sep) - common.count(os.sep)) + (
+            str(path.parent).count(os.sep) - common.count(os.sep)
+        ), str(path)
+
+    return min(paths, key=distance)
+
+
+__all__ = ["LINK_KINDS", "Link", "LinkResolver", "extract_links", "find_repo_root"]

@@ -1,0 +1,102 @@
+"""core/links.py: what counts as a file link, and where it leads (like a reader would)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memls.core.links import Link, LinkResolver, extract_links, find_repo_root
+from memls.core.parse import parse_text
+
+
+def _links(text: str, path: Path) -> list[Link]:
+    return extract_links(parse_text(text, path))
+
+
+def _repo(tmp_path: Path) -> tuple[Path, Path]:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    mem = repo / ".claude" / "memory"
+    mem.mkdir(parents=True)
+    (repo / "docs").mkdir()
+    (repo / "CLAUDE.md").write_text("x")
+    (repo / "docs" / "api.md").write_text("x")
+    (mem / "topic-a.md").write_text("x")
+    (mem / "notes").mkdir()
+    (mem / "notes" / "Deep Note.md").write_text("x")
+    return repo, mem
+
+
+def test_extract_kinds_ranges_and_anchors(tmp_path: Path) -> None:
+    text = (
+        "# Memory\n"
+        "- [Topic A](topic-a.md#intro) — about a\n"
+        "- [[topic-a|A]] and [[#local]] and ![[Deep Note#Part]]\n"
+        "- topic-a.md — a bullet pointer\n"
+        "[ref]: <docs/api.md> 'title'\n"
+        "- `docs/api.md` and `src/app.py:42` and `self.method` and `not a path.md`\n"
+        "- [web](https://example.com) [mail](mailto:a@b.c) [anchor](#x) ![img](pic.png)\n"
+        "- `[inside](code.md)` and [tmpl]({name}.md)\n"
+        "```\n[fenced](fenced.md)\n```\n"
+    )
+    path = tmp_path / "MEMORY.md"
+    links = _links(text, path)
+    got = [(lk.kind, lk.target, lk.anchor, lk.text) for lk in links]
+    assert got == [
+        ("markdown", "topic-a.md", "intro", "Topic A"),
+        ("wikilink", "topic-a", None, "A"),
+        ("wikilink", "Deep Note", "Part", ""),
+        ("bullet", "topic-a.md", None, ""),
+        ("reference", "docs/api.md", None, "ref"),
+        ("code", "docs/api.md", None, ""),
+        ("code", "src/app.py", None, ""),
+    ]
+    lines = text.splitlines()
+    for lk in links:
+        line = lines[lk.range.start.line]
+        assert line[lk.range.start.character : lk.range.end.character] == lk.target
+        assert lk.source == path
+
+
+def test_frontmatter_is_not_scanned(tmp_path: Path) -> None:
+    text = "---\nname: x\ndescription: see [a](gone.md)\n---\n[b](b.md)\n"
+    assert [lk.target for lk in _links(text, tmp_path / "t.md")] == ["b.md"]
+
+
+def test_resolution_like_a_reader(tmp_path: Path) -> None:
+    repo, mem = _repo(tmp_path)
+    assert find_repo_root(mem) == repo
+    text = (
+        "- [a](topic-a.md) [claude](../../CLAUDE.md) [abs](/docs/api.md)\n"
+        "- `docs/api.md` and `api.md` in `docs/`\n"
+        "- [[topic-a]] [[deep note]] [[notes/Deep Note]] [[missing note]]\n"
+        "- [gone](gone.md) `memory/gone.md`\n"
+    )
+    resolver = LinkResolver(mem, repo)
+    got = {(lk.kind, lk.target): resolver.resolve(lk) for lk in _links(text, mem / "MEMORY.md")}
+    assert got == {
+        ("markdown", "topic-a.md"): mem / "topic-a.md",
+        ("markdown", "../../CLAUDE.md"): repo / "CLAUDE.md",
+        ("markdown", "/docs/api.md"): repo / "docs" / "api.md",
+        ("code", "docs/api.md"): repo / "docs" / "api.md",
+        ("code", "api.md"): repo / "docs" / "api.md",
+        ("wikilink", "topic-a"): mem / "topic-a.md",
+        ("wikilink", "deep note"): mem / "notes" / "Deep Note.md",
+        ("wikilink", "notes/Deep Note"): mem / "notes" / "Deep Note.md",
+        ("wikilink", "missing note"): None,
+        ("markdown", "gone.md"): None,
+        ("code", "memory/gone.md"): None,
+    }
+
+
+def test_resolver_caches_and_invalidates(tmp_path: Path) -> None:
+    _, mem = _repo(tmp_path)
+    resolver = LinkResolver(mem, None)
+    text = "".join("- [x](new.md)\n" for _ in range(500))
+    links = _links(text, mem / "MEMORY.md")
+    assert all(resolver.resolve(lk) is None for lk in links)
+    calls = resolver.stat_calls
+    assert calls <= 3  # one per candidate base, not one per link
+    (mem / "new.md").write_text("x")
+    assert resolver.resolve(links[0]) is None  # cached until told
+    resolver.invalidate(mem / "new.md")
+    assert resolver.resolve(links[0]) == mem / "new.md"
