@@ -121,20 +121,50 @@ class _Bar:
 @root_option
 @click.option("--model", metavar="ID", help=_MODEL_HELP)
 @click.option("--full", is_flag=True, help="Forget the index and rebuild it from scratch.")
+@click.option(
+    "--wait",
+    "wait",
+    type=click.FloatRange(min=0),
+    metavar="SECONDS",
+    help="How long to wait for another backfill of the same store (default 600).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def backfill(root: Path | None, model: str | None, full: bool, as_json: bool) -> None:
+def backfill(
+    root: Path | None, model: str | None, full: bool, wait: float | None, as_json: bool
+) -> None:
     """Index topic files, checkpoints, the handoff, LOG entries and transcripts.
 
     Only new or changed content is embedded; removed content leaves no rows. Without a
     working embedding model the full-text index is still updated (degraded text mode).
-    Ctrl-C stops cleanly: what was done stays, the next run finishes the rest.
+    Ctrl-C stops cleanly: what was done stays, the next run finishes the rest. A second
+    backfill of the same store waits for the first (up to --wait seconds), then continues.
     """
     from memls.core.recall import api
+    from memls.core.recall.lock import RecallBusyError
 
     bar = _Bar()
     cancel = threading.Event()
+
+    def waiting(message: str) -> None:
+        click.echo(message, err=True)
+
     try:
-        result = _on_root(api.backfill, root, model=model, full=full, progress=bar, cancel=cancel)
+        result = _on_root(
+            api.backfill,
+            root,
+            model=model,
+            full=full,
+            progress=bar,
+            cancel=cancel,
+            lock_timeout=wait,
+            on_wait=waiting,
+        )
+    except RecallBusyError as exc:
+        bar.close()
+        if as_json:
+            click.echo(json.dumps({"status": "busy", "message": str(exc)}, indent=2))
+            sys.exit(2)
+        _fail(str(exc))
     except KeyboardInterrupt:
         bar.close()
         click.echo("Backfill interrupted; finished files and batches are kept.", err=True)

@@ -34,6 +34,7 @@ from memls.core.recall.chunking import (
     mtime_timestamp,
     transcript_header,
 )
+from memls.core.recall.lock import backfill_lock
 from memls.core.recall.store import FileState, RecallStore, db_path_for, open_existing
 from memls.core.text import decode
 from memls.core.workspace import memory_files, transcript_files
@@ -418,17 +419,36 @@ def backfill(
     full: bool = False,
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
+    lock_timeout: float | None = None,
+    on_wait: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Index the root's memory files and transcripts, embedding only what changed.
 
     Without a working model the text index is still brought up to date and the result says
     recall is in text mode. ``cancel`` stops between files and between embedding batches;
-    what was done stays done, and the next backfill picks up the rest.
+    what was done stays done, and the next backfill picks up the rest. One backfill runs at
+    a time per store: another one waits up to ``lock_timeout`` seconds (default 600,
+    ``MEMLS_RECALL_LOCK_TIMEOUT``), telling ``on_wait`` once, then raises
+    :class:`~memls.core.recall.lock.RecallBusyError`.
     """
     started = time.perf_counter()
     root = root.resolve()
     config = load_config(root)
     db = db_path_for(root, config)
+    with backfill_lock(db, timeout=lock_timeout, on_wait=on_wait):
+        return _backfill_locked(root, config, db, model, full, progress, cancel, started)
+
+
+def _backfill_locked(
+    root: Path,
+    config: Config,
+    db: Path,
+    model: str | None,
+    full: bool,
+    progress: Progress | None,
+    cancel: threading.Event | None,
+    started: float,
+) -> dict[str, Any]:
     store = RecallStore(db)
     try:
         current = store.collection()
