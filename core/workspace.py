@@ -12,13 +12,16 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from memls.core.config import Config, load_config
 from memls.core.fsutil import TEMP_PREFIX, inside
 from memls.core.gitfacade import Git
 from memls.core.model import Document, FileKind
 from memls.core.parse import kind_for, parse_bytes, parse_text
+
+if TYPE_CHECKING:
+    from memls.core.graph import LinkGraph
 
 T = TypeVar("T")
 
@@ -394,6 +397,12 @@ class Workspace:
             if candidate.is_file() or self._norm(candidate) in self._overlays:
                 return candidate
         return None
+
+    def graph(self) -> LinkGraph:
+        """The root's link graph (:mod:`memls.core.graph`), brought up to date on each call."""
+        from memls.core.graph import graph_of
+
+        return graph_of(self)
 
 
 def roots_for(paths: Iterable[Path], explicit: Path | None = None) -> dict[Path, list[Path]]:

@@ -1,0 +1,433 @@
+"""Renaming and moving memory so that every link still leads where it did.
+
+Three renames, each planned from the link graph (:mod:`memls.core.graph`) as one
+:class:`MovePlan` — the file moves plus every text edit in every file:
+
+- a **checkpoint** (``old`` → ``new`` names): ``checkpoint-old.md`` moves, its
+  ``# Checkpoint:`` title, the Active Checkpoints bullet, every ``continue old`` line and
+  every link or path naming the file are rewritten; the new name is checked by the same
+  rules as ``checkpoint save`` (:func:`~memls.core.ops.checkpoint.sanitize_name`);
+- a **memory file** (a path → another path in the same root): every link, code span,
+  path bullet and ``Plan:`` line to it gets the new relative path (written the way it was:
+  relative to the linking file, or to the root), and the moved file's own relative links
+  are rewritten when it changes folder; moving ``checkpoint-a.md`` to ``checkpoint-b.md``
+  is a checkpoint rename;
+- a **heading** (``file.md#anchor`` → a new title): the heading and every ``#anchor``
+  that leads to it.
+
+The language server sends a plan to the editor as one WorkspaceEdit; :func:`move` applies
+it on disk (``memls mv``) under the root lock: the moved file is written at its new path
+first, then the files that point at it, then the old file is removed — a crash leaves
+every byte of memory somewhere, never a half-written file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+from memls.core.fixes import apply_edits
+from memls.core.fsutil import (
+    UnsafePathError,
+    atomic_delete,
+    atomic_write,
+    check_relative,
+    inside,
+    root_lock,
+)
+from memls.core.graph import (
+    ANCHOR,
+    NAME_KINDS,
+    PATH_KINDS,
+    WIKILINK,
+    LinkGraph,
+    Ref,
+    checkpoint_title_range,
+    graph_of,
+    relative_path,
+    slug,
+)
+from memls.core.model import Range, TextEdit
+from memls.core.ops import OpError, OpResult
+from memls.core.ops._text import encode, read_text
+from memls.core.ops.checkpoint import sanitize_name
+from memls.core.workspace import Workspace, checkpoint_name
+
+
+@dataclass(frozen=True)
+class MovePlan:
+    """What a rename changes: files to move and text edits per file (keyed by current path)."""
+
+    kind: str  # "checkpoint" | "file" | "heading"
+    old: str
+    new: str
+    moves: tuple[tuple[Path, Path], ...] = ()
+    edits: dict[Path, tuple[TextEdit, ...]] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def edit_count(self) -> int:
+        return sum(len(e) for e in self.edits.values())
+
+    def destination(self, path: Path) -> Path:
+        """Where ``path`` is after the moves."""
+        for old, new in self.moves:
+            if old == path:
+                return new
+        return path
+
+
+# -- validation ----------------------------------------------------------------
+def check_memory_path(ws: Workspace, new: Path, old: Path | None = None) -> Path:
+    """A new memory file path: a ``.md`` file in the root or its ``memory/`` folder, with a
+    plain name, not leaving the root, not already taken. Returns it normalised."""
+    root = ws.root
+    new = Path(os.path.normpath(new if new.is_absolute() else root / new))
+    try:
+        rel = new.relative_to(root).as_posix()
+    except ValueError:
+        raise UnsafePathError(f"{new} is outside the memory root {root}") from None
+    check_relative(rel, "new path")
+    if not new.name.endswith(".md") or new.name.startswith("."):
+        raise UnsafePathError(f"{rel}: a memory file is a visible Markdown file ending in .md")
+    if new.parent not in (root, root / "memory"):
+        raise UnsafePathError(
+            f"{rel}: memory files live in the root or its memory/ folder, not in "
+            f"{new.parent.relative_to(root).as_posix()}/"
+        )
+    if not inside(root, new.parent):
+        raise UnsafePathError(f"{rel} resolves outside the memory root {root}")
+    if new != old and (new.exists() or new in ws.paths()):
+        raise OpError(f"{rel} already exists; memls never overwrites a memory file")
+    return new
+
+
+def heading_title(title: str) -> str:
+    """A new heading title: one line, with something that makes an anchor."""
+    clean = title.strip()
+    if not clean or "\n" in clean or "\r" in clean:
+        raise OpError("a heading title is one non-empty line")
+    if clean.startswith("#"):
+        raise OpError("give the heading's text without the leading #")
+    if not slug(clean).strip("-"):
+        raise OpError(f"heading {title!r} has no letters or digits to make an anchor from")
+    return clean
+
+
+# -- planning ------------------------------------------------------------------
+def plan_checkpoint_rename(ws: Workspace, old: str, new_name: str) -> MovePlan:
+    """Rename checkpoint ``old``; ``new_name`` is sanitised like ``checkpoint save`` does."""
+    new = sanitize_name(new_name)
+    if new == old:
+        raise OpError(f'the checkpoint is already named "{old}"')
+    graph = graph_of(ws)
+    old_path = ws.root / f"checkpoint-{old}.md"
+    new_path = ws.root / f"checkpoint-{new}.md"
+    if new in ws.checkpoints() or new_path.exists():
+        raise OpError(
+            f'a checkpoint named "{new}" already exists ({new_path.name}); '
+            "clear it first or pick another name"
+        )
+    exists = old in ws.checkpoints()
+    moves = ((old_path, new_path),) if exists else ()
+    edits: dict[Path, list[TextEdit]] = {}
+    for ref in graph.refs_to(old_path):
+        if ref.kind in NAME_KINDS:
+            edits.setdefault(ref.source, []).append(TextEdit(ref.range, new))
+        elif ref.kind in PATH_KINDS or ref.kind == WIKILINK:
+            text = _renamed_basename(ref, old_path.name, new_path.name)
+            edits.setdefault(ref.source, []).append(TextEdit(ref.range, text))
+    doc = ws.document(old_path) if exists else None
+    if doc is not None:
+        title = checkpoint_title_range(doc)
+        if (
+            title is not None
+            and doc.line_text(title.start.line)[title.start.character : title.end.character] == old
+        ):
+            edits.setdefault(old_path, []).append(TextEdit(title, new))
+    notes: list[str] = []
+    if not exists:
+        notes.append(f"{old_path.name} does not exist: only the references were renamed")
+    if new != new_name.strip():
+        notes.append(f'"{new_name}" was sanitised to "{new}" (as checkpoint save does)')
+    return MovePlan("checkpoint", old, new, moves, _frozen(edits), tuple(notes))
+
+
+def _renamed_basename(ref: Ref, old_file: str, new_file: str) -> str:
+    text = ref.text
+    if ref.kind == WIKILINK:
+        old_stem, new_stem = old_file[:-3], new_file[:-3]
+        if text.casefold().endswith(old_file.casefold()):
+            return text[: -len(old_file)] + new_file
+        if text.casefold().endswith(old_stem.casefold()):
+            return text[: -len(old_stem)] + new_stem
+        return new_stem
+    if text.endswith(old_file):
+        return text[: -len(old_file)] + new_file
+    encoded = quote(old_file)
+    if text.endswith(encoded):
+        return text[: -len(encoded)] + quote(new_file)
+    return text.rsplit("/", 1)[0] + "/" + new_file if "/" in text else new_file
+
+
+def plan_file_move(ws: Workspace, old: Path, new: Path) -> MovePlan:
+    """Move (or rename) a memory file and rewrite every path that leads to it."""
+    root = ws.root
+    old = Path(os.path.normpath(old if old.is_absolute() else root / old))
+    if old not in ws.paths():
+        raise OpError(f"{old} is not a memory file of {root}")
+    if old.is_symlink():
+        raise UnsafePathError(f"{old.name} is a symlink; memls does not move links")
+    new = check_memory_path(ws, new, old)
+    if new == old:
+        raise OpError(f"{old.name} is already there")
+    old_cp, new_cp = checkpoint_name(old), checkpoint_name(new)
+    if old_cp is not None and new_cp is not None and old.parent == new.parent == root:
+        plan = plan_checkpoint_rename(ws, old_cp, new_cp)
+        if plan.new != new_cp:
+            raise UnsafePathError(
+                f"{new.name}: a checkpoint file is named checkpoint-{plan.new}.md "
+                "(lowercase, no spaces); rename it to that"
+            )
+        return plan
+    graph = graph_of(ws)
+    edits: dict[Path, list[TextEdit]] = {}
+    for ref in graph.refs_to(old):
+        if ref.kind == ANCHOR:
+            continue
+        text = _rewritten(ref, new, new if ref.source == old else ref.source, root)
+        if text is not None and text != ref.text:
+            edits.setdefault(ref.source, []).append(TextEdit(ref.range, text))
+    if old.parent != new.parent:
+        for ref in graph.refs_from(old):
+            if ref.target == old or ref.kind not in PATH_KINDS or ref.via_root:
+                continue
+            if ref.text.startswith(("/", "~")):
+                continue
+            text = _relative(ref, ref.target, new.parent)
+            if text != ref.text:
+                edits.setdefault(old, []).append(TextEdit(ref.range, text))
+    notes: list[str] = []
+    if old_cp is not None and old.parent == root:
+        notes.append(f"{old.name} is a checkpoint; after the move its bullet no longer has a file")
+    if new_cp is not None and new.parent == root:
+        notes.append(f"{new.name} becomes checkpoint '{new_cp}', which has no bullet yet")
+    old_rel = old.relative_to(root).as_posix()
+    new_rel = new.relative_to(root).as_posix()
+    return MovePlan("file", old_rel, new_rel, ((old, new),), _frozen(edits), tuple(notes))
+
+
+def _rewritten(ref: Ref, new: Path, source_after: Path, root: Path) -> str | None:
+    """The text a reference to a moved file becomes."""
+    if ref.kind == WIKILINK:
+        written = ref.text
+        has_ext = written.casefold().endswith(".md")
+        if "/" in written:
+            rel = relative_path(new, root)
+            return rel if has_ext else rel[:-3]
+        return new.name if has_ext else new.stem
+    if ref.kind not in PATH_KINDS:
+        return None
+    if ref.text.startswith("~"):
+        home = Path.home()
+        return "~/" + relative_path(new, home) if inside(home, new) else str(new)
+    if ref.text.startswith("/"):
+        return str(new)
+    if ref.via_root:
+        return _styled(ref, relative_path(new, root))
+    return _relative(ref, new, source_after.parent)
+
+
+def _relative(ref: Ref, target: Path, base: Path) -> str:
+    return _styled(ref, relative_path(target, base))
+
+
+def _styled(ref: Ref, path: str) -> str:
+    """Keep how the original was written: a ``./`` prefix, percent-encoding."""
+    if ref.text.startswith("./") and not path.startswith("../"):
+        path = "./" + path
+    if "%" in ref.text or (" " in path and ref.kind in ("markdown", "reference")):
+        path = quote(path, safe="/~._-")
+    return path
+
+
+def plan_heading_rename(ws: Workspace, path: Path, anchor: str, new_title: str) -> MovePlan:
+    """Retitle a heading of ``path`` and rewrite every ``#anchor`` that leads to it."""
+    graph: LinkGraph = graph_of(ws)
+    node = graph.heading(path, anchor)
+    if node is None:
+        raise OpError(f"{path.name} has no heading with the anchor #{slug(anchor)}")
+    title = heading_title(new_title)
+    if title == node.heading.title:
+        raise OpError(f"the heading is already titled {title!r}")
+    new_slug = slug(title)
+    clash = graph.heading(path, new_slug)
+    if clash is not None and clash.heading.line != node.heading.line:
+        raise OpError(
+            f"{path.name} already has a heading with the anchor #{new_slug} "
+            f"(line {clash.heading.line + 1})"
+        )
+    edits: dict[Path, list[TextEdit]] = {path: [TextEdit(node.heading.title_range, title)]}
+    for ref in graph.refs_to(path, anchor):
+        if ref.anchor is None or ref.anchor_range is None:
+            continue
+        written = ref.anchor
+        text = new_slug if written == slug(written) else title
+        edits.setdefault(ref.source, []).append(TextEdit(ref.anchor_range, text))
+    rel = path.relative_to(ws.root).as_posix() if inside(ws.root, path) else path.name
+    return MovePlan("heading", f"{rel}#{node.slug}", f"{rel}#{new_slug}", (), _frozen(edits))
+
+
+def _frozen(edits: dict[Path, list[TextEdit]]) -> dict[Path, tuple[TextEdit, ...]]:
+    out: dict[Path, tuple[TextEdit, ...]] = {}
+    for path, group in edits.items():
+        unique = sorted(set(group), key=lambda e: (e.range.start, e.range.end))
+        out[path] = tuple(unique)
+    return out
+
+
+# -- applying (the command line and the agent) -----------------------------------
+def plan_for(ws: Workspace, old: str, new: str, base: Path | None = None) -> MovePlan:
+    """Read ``memls mv OLD NEW``: ``file.md#anchor`` → a heading, a path (ends in ``.md`` or
+    has a ``/``) → a file move, anything else → a checkpoint name. Paths are taken from
+    ``base`` (the current folder) when the file is there, else from the root."""
+    root = ws.root
+    if "#" in old and old.split("#", 1)[0].endswith(".md"):
+        file_part, anchor = old.split("#", 1)
+        path = _locate(ws, file_part, base)
+        return plan_heading_rename(ws, path, anchor, new)
+    if old.endswith(".md") or "/" in old:
+        path = _locate(ws, old, base)
+        from_base = base is not None and not Path(old).is_absolute() and (base / old).exists()
+        target = Path(os.path.expanduser(new))
+        if not target.is_absolute():
+            target = (base if from_base and base is not None else root) / target
+        if target.is_dir():
+            target = target / path.name
+        return plan_file_move(ws, path, target)
+    name = old.strip()
+    if name not in ws.checkpoints() and not any(
+        r.text == name for r in graph_of(ws).refs_to(root / f"checkpoint-{name}.md")
+    ):
+        available = ", ".join(sorted(ws.checkpoints())) or "none"
+        raise OpError(f'no checkpoint named "{name}" in {root} (checkpoints: {available})')
+    return plan_checkpoint_rename(ws, name, new)
+
+
+def _locate(ws: Workspace, written: str, base: Path | None) -> Path:
+    raw = Path(os.path.expanduser(written))
+    candidates = [raw] if raw.is_absolute() else []
+    if not raw.is_absolute():
+        if base is not None:
+            candidates.append(base / raw)
+        candidates.append(ws.root / raw)
+    known = set(ws.paths())
+    for candidate in candidates:
+        norm = Path(os.path.normpath(candidate.absolute()))
+        if norm in known:
+            return norm
+        try:
+            real = candidate.resolve()
+        except OSError:
+            continue
+        if real in known:
+            return real
+    raise OpError(f"{written} is not a memory file of {ws.root}")
+
+
+def apply_plan(root: Path, plan: MovePlan) -> list[Path]:
+    """Write a plan to disk (the caller holds the root lock). Returns the files written."""
+    texts: dict[Path, tuple[str, str]] = {}
+    for path, edits in plan.edits.items():
+        before = read_text(path)
+        if before is None:
+            raise OpError(f"{path} disappeared while renaming; nothing was changed")
+        bom = before.startswith("\ufeff")
+        body = before[1:] if bom else before
+        after = ("\ufeff" if bom else "") + apply_edits(body, edits)
+        texts[path] = (before, after)
+    for old, new in plan.moves:
+        if new.exists():
+            raise OpError(f"{new} already exists; memls never overwrites a memory file")
+        if not old.is_file() or old.is_symlink():
+            raise OpError(f"{old} is not a regular file; nothing was changed")
+    written: list[Path] = []
+    for old, new in plan.moves:
+        content = texts.pop(old, None)
+        data = encode(content[1]) if content is not None else old.read_bytes()
+        atomic_write(new, data, root=root)
+        with contextlib.suppress(OSError):
+            os.chmod(new, old.stat().st_mode & 0o777)
+        written.append(new)
+    for path, (before, after) in texts.items():
+        if before != after and atomic_write(path, encode(after), root=root):
+            written.append(path)
+    for old, _ in plan.moves:
+        atomic_delete(old, root=root)
+    return written
+
+
+def move(
+    root: Path, old: str, new: str, *, dry_run: bool = False, base: Path | None = None
+) -> OpResult:
+    """``memls mv OLD NEW``: rename a checkpoint, a memory file or a heading, links included."""
+    root = root.resolve()
+    with root_lock(root):
+        ws = Workspace(root)
+        plan = plan_for(ws, old, new, base)
+        written = [] if dry_run else apply_plan(root, plan)
+    what = {"checkpoint": "checkpoint", "file": "memory file", "heading": "heading"}[plan.kind]
+    verb = "Would rename" if dry_run else "Renamed"
+    lines = [f'{verb} {what} "{plan.old}" → "{plan.new}"']
+    for a, b in plan.moves:
+        lines.append(f"  move {_rel(root, a)} → {_rel(root, b)}")
+    for path, edits in sorted(plan.edits.items()):
+        shown = _rel(root, plan.destination(path))
+        lines.append(f"  {len(edits)} edit{'s' if len(edits) != 1 else ''} in {shown}")
+    lines += [f"Note: {n}" for n in plan.notes]
+    return OpResult(
+        "\n".join(lines),
+        changed=bool(written),
+        paths=tuple(written),
+        data={
+            "kind": plan.kind,
+            "old": plan.old,
+            "new": plan.new,
+            "dry_run": dry_run,
+            "moves": [[str(a), str(b)] for a, b in plan.moves],
+            "edits": {
+                str(plan.destination(p)): [
+                    {"range": _range_json(e.range), "new_text": e.new_text} for e in edits
+                ]
+                for p, edits in sorted(plan.edits.items())
+            },
+            "notes": list(plan.notes),
+        },
+    )
+
+
+def _rel(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix() if inside(root, path) else str(path)
+
+
+def _range_json(rng: Range) -> dict[str, dict[str, int]]:
+    return {
+        "start": {"line": rng.start.line, "character": rng.start.character},
+        "end": {"line": rng.end.line, "character": rng.end.character},
+    }
+
+
+__all__ = [
+    "MovePlan",
+    "apply_plan",
+    "check_memory_path",
+    "heading_title",
+    "move",
+    "plan_checkpoint_rename",
+    "plan_file_move",
+    "plan_for",
+    "plan_heading_rename",
+]
