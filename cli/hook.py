@@ -1,0 +1,196 @@
+"""`memls hook EVENT` — Claude Code's lifecycle hooks (and Codex's SessionStart).
+
+The hook JSON arrives on stdin (``session_id``, ``transcript_path``, ``cwd``,
+``hook_event_name``, and ``source`` / ``trigger`` / ``reason`` / ``compact_summary`` by
+event). The memory root is found from ``cwd`` as everywhere else. A hook never blocks or
+breaks the session: whatever goes wrong is one line on stderr and exit status 0.
+
+- ``pre-compact``, ``session-end``: archive the transcript's new lines into
+  ``<root>/transcripts/``, index them for text search at once, refresh the handoff and the
+  health summary, and leave the embedding to a detached ``memls recall backfill``. Nothing
+  is printed on stdout (PreCompact's stdout is not context for the agent).
+- ``session-start``: print ``hookSpecificOutput.additionalContext`` — the branch's
+  checkpoint, the handoff's Next Steps after ``compact``/``clear``, memory health, the
+  other checkpoints — within a budget.
+- ``post-compact``: keep ``compact_summary`` as a LOG entry, and in the handoff's Current
+  State when the handoff is older than the session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+EVENTS = ("session-start", "pre-compact", "post-compact", "session-end")
+BUDGET_ENV = "MEMLS_CONTEXT_BUDGET"
+
+
+class HookError(Exception):
+    """Something the hook could not do; its message is the one stderr line."""
+
+
+def _payload(stream: Any) -> dict[str, Any]:
+    if stream.isatty():
+        return {}
+    raw = stream.read()
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise HookError(f"stdin is not hook JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise HookError("stdin is not hook JSON (expected an object)")
+    return data
+
+
+def _text(payload: dict[str, Any], key: str) -> str | None:
+    value = payload.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def _root(payload: dict[str, Any], explicit: Path | None) -> Path:
+    """The memory root for the session's ``cwd``; also makes ``cwd`` the working directory
+    so the branch and ``git status`` come from the project, as for the CLI."""
+    from memls.core.workspace import discover_root
+
+    cwd = Path(_text(payload, "cwd") or os.getcwd()).expanduser()
+    if cwd.is_dir():
+        os.chdir(cwd)
+    root = discover_root(cwd, explicit)
+    if root is None or not root.is_dir():
+        raise HookError(f"no memory root for {cwd}; nothing to do")
+    return root
+
+
+@click.command()
+@click.argument("event", type=click.Choice(EVENTS))
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Memory root (default: discovered from the hook's cwd).",
+)
+@click.option(
+    "--budget",
+    type=click.IntRange(min=50),
+    default=None,
+    metavar="TOKENS",
+    help=f"session-start: context budget in tokens (default ${BUDGET_ENV} or 2000; ~4 chars each).",
+)
+def hook(event: str, root: Path | None, budget: int | None) -> None:
+    """Run memls at a Claude Code lifecycle event; the hook JSON is read from stdin.
+
+    \b
+    session-start  print the branch's checkpoint, the handoff's Next Steps (after
+                   compact/clear) and memory health as additionalContext
+    pre-compact    archive the transcript's new lines, index them, refresh the handoff
+    session-end    the same as pre-compact, when the session ends
+    post-compact   keep the compaction summary in LOG.md (and a stale handoff)
+
+    Always exits 0: a problem is one line on stderr, and the session goes on.
+    """
+    try:
+        payload = _payload(sys.stdin)
+        base = _root(payload, root)
+        if event == "session-start":
+            _session_start(base, payload, budget)
+        elif event == "post-compact":
+            _post_compact(base, payload)
+        else:
+            _archive(base, payload)
+    except HookError as exc:
+        _say(event, str(exc))
+    except Exception as exc:  # a hook never breaks the session
+        _say(event, f"{type(exc).__name__}: {exc}")
+    sys.exit(0)
+
+
+def _say(event: str, message: str) -> None:
+    line = " ".join(message.split())
+    click.echo(f"memls hook {event}: {line}", err=True)
+
+
+def _session_start(root: Path, payload: dict[str, Any], budget: int | None) -> None:
+    from memls.cli.opsutil import git_for
+    from memls.core.agent.context import DEFAULT_BUDGET_TOKENS, session_context
+    from memls.core.agent.health import quick_health
+
+    tokens = budget or _env_int(BUDGET_ENV) or DEFAULT_BUDGET_TOKENS
+    health = quick_health(root)
+    line = (
+        health.line()
+        if health is not None
+        else "Memory health: not checked since the memory files changed (`memls check`)."
+    )
+    source = _text(payload, "source") or "startup"
+    text = session_context(root, source, git=git_for(root), budget_tokens=tokens, health_line=line)
+    out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    click.echo(json.dumps(out, ensure_ascii=False))
+
+
+def _env_int(name: str) -> int | None:
+    try:
+        value = int(os.environ.get(name, ""))
+    except ValueError:
+        return None
+    return value if value >= 50 else None
+
+
+def _archive(root: Path, payload: dict[str, Any]) -> None:
+    """Archive + text index + handoff refresh + health cache + detached embedding."""
+    from memls.cli.opsutil import git_for
+    from memls.core.agent.archive import archive_transcript
+    from memls.core.agent.health import compute_health
+    from memls.core.agent.indexing import index_text, start_backfill
+    from memls.core.ops.handoff import write_handoff
+
+    problems: list[str] = []
+    appended = False
+    transcript = _text(payload, "transcript_path")
+    if transcript is None:
+        problems.append("the hook JSON has no transcript_path; nothing archived")
+    else:
+        try:
+            result = archive_transcript(root, Path(transcript))
+            appended = result.changed
+        except Exception as exc:
+            problems.append(str(exc))
+    steps: list[Callable[[], object]] = []
+    if appended:
+        steps.append(lambda: index_text(root))
+    steps.append(lambda: write_handoff(root, refresh=True, git=git_for(root)))
+    steps.append(lambda: compute_health(root))
+    if appended:
+        steps.append(lambda: start_backfill(root))
+    for step in steps:
+        try:
+            step()
+        except Exception as exc:
+            problems.append(f"{type(exc).__name__}: {exc}")
+    if problems:
+        raise HookError("; ".join(problems))
+
+
+def _post_compact(root: Path, payload: dict[str, Any]) -> None:
+    from memls.cli.opsutil import git_for
+    from memls.core.agent.summary import keep_summary
+
+    summary = _text(payload, "compact_summary")
+    if summary is None or not summary.strip():
+        raise HookError("the hook JSON has no compact_summary; nothing kept")
+    transcript = _text(payload, "transcript_path")
+    keep_summary(
+        root,
+        summary,
+        session_id=_text(payload, "session_id"),
+        trigger=_text(payload, "trigger"),
+        transcript=Path(transcript) if transcript else None,
+        git=git_for(root),
+    )
