@@ -153,6 +153,8 @@ def _print_text(diags: list[Diagnostic], fixed: int, fix: bool) -> None:
 )
 def rules(fmt: str) -> None:
     """List every rule: code, default severity, whether it has a fix, and what it checks."""
+    from memls.core.rules.rationale import rationale
+
     reg = registry()
     if fmt == "json":
         data = [
@@ -162,6 +164,7 @@ def rules(fmt: str) -> None:
                 "severity": r.severity.label,
                 "fixable": r.fixable,
                 "summary": r.summary,
+                "why": rationale(r.code),
             }
             for r in reg.values()
         ]
@@ -177,10 +180,17 @@ def rules(fmt: str) -> None:
 
 def rules_markdown() -> str:
     """The README's rule table, generated from the registry."""
-    lines = ["| code | name | severity | fix | checks |", "|---|---|---|---|---|"]
+    from memls.core.rules.rationale import rationale
+
+    lines = [
+        "| code | name | severity | fix | checks | why this severity |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in registry().values():
         summary = r.summary.replace("|", "\\|")
+        why = rationale(r.code).split(": ", 1)[-1].replace("|", "\\|")
         lines.append(
-            f"| {r.code} | {r.name} | {r.severity.label} | {'yes' if r.fixable else ''} | {summary} |"
+            f"| {r.code} | {r.name} | {r.severity.label} | {'yes' if r.fixable else ''} "
+            f"| {summary} | {why} |"
         )
     return "\n".join(lines)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 from memls.core.config import Config, load_config
 from memls.core.fsutil import TEMP_PREFIX, inside
 from memls.core.gitfacade import Git
+from memls.core.links import LinkResolver, extract_links, find_repo_root
 from memls.core.model import Document, FileKind
 from memls.core.parse import kind_for, parse_bytes, parse_text
 
@@ -33,7 +34,33 @@ CHECKPOINT_RE = re.compile(r"^checkpoint-(?P<name>.+)\.md$")
 
 class Layout(enum.Enum):
     FLAT = "flat"
+    """Named checkpoints and topic files beside MEMORY.md in one folder."""
     ORCHESTRATOR = "orchestrator"
+    """MS4PI style: LOG.md, IDENTITY.md, memory/MEMORY.md + memory/*.md, transcripts/."""
+    CLAUDE = "claude"
+    """Claude Code memory: MEMORY.md (often headingless) pointing at topic files with
+    name/description/type frontmatter, in ~/.claude/projects/<slug>/memory or .claude/memory."""
+    WORKSPACE = "workspace"
+    """An agent workspace (OpenClaw style): AGENTS.md, SOUL.md, TOOLS.md …, a curated
+    MEMORY.md and dated daily logs in memory/YYYY-MM-DD.md."""
+
+
+@dataclass(frozen=True)
+class LayoutChoice:
+    """The layout memls picked for a root, and the evidence it picked it on."""
+
+    layout: Layout
+    evidence: tuple[str, ...]
+    """The signals found for the chosen layout, strongest first."""
+    scores: tuple[tuple[str, int], ...]
+    """Every layout's score, for `memls check --verbose`."""
+    project_folder: bool
+    """The root is also a project folder (``.git``, a build file): only files with memory
+    names, and topic files the index reaches, are memory files there."""
+
+    def describe(self) -> str:
+        why = "; ".join(self.evidence) if self.evidence else "no layout-specific files"
+        return f"{self.layout.value} ({why})"
 
 
 def is_root(directory: Path) -> bool:
@@ -96,14 +123,152 @@ def _configured_roots(base: Path) -> tuple[Path, ...]:
     return ()
 
 
+_DATED = re.compile(r"^\d{4}-\d{2}-\d{2}")
+WORKSPACE_DOCS = ("AGENTS.md", "SOUL.md", "TOOLS.md", "HEARTBEAT.md", "BOOTSTRAP.md")
+PROJECT_MARKERS = (
+    ".git",
+    "pyproject.toml",
+    "setup.py",
+    "package.json",
+    "Cargo.toml",
+    "go.mod",
+    "pom.xml",
+    "build.gradle",
+    "Gemfile",
+    "composer.json",
+    "Makefile",
+)
+MEMORY_TYPES = ("user", "feedback", "project", "reference")
+_FM_TYPE = re.compile(r"^\s*type\s*:\s*['\"]?(?P<type>[\w-]+)", re.MULTILINE)
+
+
+def is_dated(path: Path) -> bool:
+    """A journal entry named by its date (``2026-11-30.md``, ``2026-11-30-standup.md``)."""
+    return _DATED.match(path.name) is not None
+
+
+def is_conventional_doc(path: Path) -> bool:
+    """A conventionally named document (README.md, AGENTS.md, SOUL.md …): upper-case stem."""
+    stem = path.stem
+    return any(c.isalpha() for c in stem) and stem == stem.upper()
+
+
+def _frontmatter_head(path: Path) -> str | None:
+    """The YAML frontmatter block of a file (first 4 KB), or None."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return None
+    if not head.startswith("---"):
+        return None
+    end = head.find("\n---", 3)
+    return head[3:end] if end != -1 else None
+
+
+def typed_memories(folder: Path, limit: int = 40) -> tuple[int, int]:
+    """(topic files sampled, of which carry name/description/type frontmatter) in ``folder``."""
+    sampled = typed = 0
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return 0, 0
+    for entry in entries:
+        if sampled >= limit:
+            break
+        name = entry.name
+        if not name.endswith(".md") or name in ("MEMORY.md", "LOG.md") or name.startswith("."):
+            continue
+        path = Path(entry.path)
+        if kind_for(path) is not FileKind.TOPIC or is_dated(path):
+            continue
+        sampled += 1
+        fm = _frontmatter_head(path)
+        if fm is not None and ("description" in fm or _FM_TYPE.search(fm)):
+            typed += 1
+    return sampled, typed
+
+
+def _is_project_folder(root: Path) -> bool:
+    return any(os.path.lexists(root / m) for m in PROJECT_MARKERS) or (root / "src").is_dir()
+
+
+def layout_choice(root: Path) -> LayoutChoice:
+    """Pick the layout by weighing several signals, never by one file name alone."""
+    found: dict[Layout, list[tuple[int, str]]] = {layout: [] for layout in Layout}
+
+    def add(layout: Layout, weight: int, why: str) -> None:
+        found[layout].append((weight, why))
+
+    def isfile(rel: str) -> bool:
+        return (root / rel).is_file()
+
+    memory = root / "memory"
+    has_memory_dir = memory.is_dir()
+    # Claude Code memory
+    if is_claude_memory_dir(root):
+        add(Layout.CLAUDE, 3, "the folder is Claude Code's ~/.claude/projects/<slug>/memory")
+    elif root.name in ("memory", "memories") and root.parent.name == ".claude":
+        add(Layout.CLAUDE, 3, f"the folder is a project's .claude/{root.name}")
+    sampled, typed = typed_memories(root)
+    if typed and isfile("MEMORY.md"):
+        add(Layout.CLAUDE, 2, f"{typed} of {sampled} topic files carry name/description/type")
+    # Orchestrator (MS4PI)
+    if has_memory_dir:
+        if isfile("LOG.md"):
+            add(Layout.ORCHESTRATOR, 2, "LOG.md")
+        if isfile("memory/MEMORY.md"):
+            add(Layout.ORCHESTRATOR, 2, "memory/MEMORY.md")
+        if (root / "transcripts").is_dir():
+            add(Layout.ORCHESTRATOR, 1, "transcripts/")
+        m_sampled, m_typed = typed_memories(memory)
+        if m_typed:
+            add(Layout.ORCHESTRATOR, 1, f"{m_typed} of {m_sampled} memory/*.md carry frontmatter")
+        dated = _dated_count(memory)
+        if dated:
+            add(Layout.WORKSPACE, 2, f"{dated} dated daily logs in memory/")
+    identity = [n for n in ("IDENTITY.md", "USER.md") if isfile(n)]
+    if identity and has_memory_dir:
+        add(Layout.ORCHESTRATOR, 1, " and ".join(identity))
+        add(Layout.WORKSPACE, 1, " and ".join(identity))
+    docs = [n for n in WORKSPACE_DOCS if isfile(n)]
+    if docs:
+        add(Layout.WORKSPACE, min(3, len(docs)), ", ".join(docs))
+    # Flat (named checkpoints)
+    try:
+        checkpoints = sum(1 for _ in root.glob("checkpoint-*.md"))
+    except OSError:
+        checkpoints = 0
+    if checkpoints:
+        add(Layout.FLAT, 2, f"{checkpoints} checkpoint-*.md")
+    if isfile("MEMORY.md"):
+        add(Layout.FLAT, 1, "MEMORY.md in the folder itself")
+
+    scores = {layout: sum(w for w, _ in signals) for layout, signals in found.items()}
+    minimum = {Layout.ORCHESTRATOR: 3, Layout.WORKSPACE: 3, Layout.CLAUDE: 2, Layout.FLAT: 0}
+    order = (Layout.ORCHESTRATOR, Layout.CLAUDE, Layout.WORKSPACE, Layout.FLAT)
+    eligible = [lay for lay in order if scores[lay] >= minimum[lay] and scores[lay] > 0]
+    if Layout.ORCHESTRATOR in eligible and not (isfile("LOG.md") or isfile("memory/MEMORY.md")):
+        eligible.remove(Layout.ORCHESTRATOR)  # IDENTITY.md beside memory/ is not enough
+    chosen = max(eligible, key=lambda lay: scores[lay]) if eligible else Layout.FLAT
+    evidence = tuple(why for _, why in sorted(found[chosen], key=lambda p: -p[0]))
+    return LayoutChoice(
+        chosen,
+        evidence,
+        tuple((lay.value, scores[lay]) for lay in order),
+        _is_project_folder(root),
+    )
+
+
+def _dated_count(folder: Path) -> int:
+    try:
+        return sum(1 for e in os.scandir(folder) if e.name.endswith(".md") and _DATED.match(e.name))
+    except OSError:
+        return 0
+
+
 def detect_layout(root: Path) -> Layout:
-    if (root / "memory").is_dir() and (
-        (root / "LOG.md").is_file()
-        or (root / "IDENTITY.md").is_file()
-        or (root / "memory" / "MEMORY.md").is_file()
-    ):
-        return Layout.ORCHESTRATOR
-    return Layout.FLAT
+    return layout_choice(root).layout
 
 
 def index_path(root: Path, layout: Layout | None = None) -> Path:
@@ -195,7 +360,11 @@ class Workspace:
         self.root = root.resolve()
         self.config = config if config is not None else load_config(self.root)
         self.git = git if git is not None else Git(self.root)
-        self.layout = detect_layout(self.root)
+        self.layout_choice = layout_choice(self.root)
+        self.layout = self.layout_choice.layout
+        self.repo_root = repo_root_for(self.root)
+        self.links = LinkResolver(self.root, self.repo_root, extra_exists=self._is_overlay)
+        """Resolves links of every document of the root (cached; see core/links.py)."""
         self._docs: dict[Path, Document] = {}
         self._overlays: dict[Path, str] = {}
         self._paths: list[Path] | None = None
@@ -210,8 +379,40 @@ class Workspace:
         if self._paths is None:
             on_disk = memory_files(self.root)
             extra = [p for p in self._overlays if p not in on_disk and self.contains(p)]
-            self._paths = sorted(set(on_disk) | set(extra))
+            listed = sorted(set(on_disk) | set(extra))
+            if self.layout_choice.project_folder:
+                listed = self._memory_in_project(listed)
+            self._paths = listed
         return list(self._paths)
+
+    def _memory_in_project(self, listed: list[Path]) -> list[Path]:
+        """In a project folder, a root-level ``*.md`` is memory only by name or when the index
+        reaches it; README.md, CONTRIBUTING.md and docs are the project's, not memory."""
+        keep = [
+            p
+            for p in listed
+            if p.parent != self.root or kind_for(p) not in (FileKind.TOPIC, FileKind.OTHER)
+        ]
+        candidates = {p for p in listed if p not in keep}
+        if not candidates:
+            return keep
+        index = self.index_path
+        frontier = [p for p in keep if p == index]
+        seen = set(frontier)
+        while frontier:
+            path = frontier.pop()
+            doc = self.document(path)
+            if doc is None:
+                continue
+            for link in extract_links(doc):
+                target = self.links.resolve(link)
+                if target is not None and target in candidates and target not in seen:
+                    seen.add(target)
+                    frontier.append(target)
+        return sorted([*keep, *(p for p in candidates if p in seen)])
+
+    def _is_overlay(self, path: Path) -> bool:
+        return path in self._overlays
 
     def contains(self, path: Path) -> bool:
         path = path.resolve() if path.is_absolute() else (self.root / path).resolve()
@@ -252,14 +453,24 @@ class Workspace:
     def has_overlay(self, path: Path) -> bool:
         return self._norm(path) in self._overlays
 
-    def set_text(self, path: Path, text: str | None) -> set[Path]:
-        """Set an editor buffer's text (``None``: closed, fall back to disk). Returns affected paths."""
+    def overlay(self, path: Path) -> str | None:
+        """The editor buffer's text for ``path`` (None when it is not open)."""
+        return self._overlays.get(self._norm(path))
+
+    def set_text(self, path: Path, text: str | None, doc: Document | None = None) -> set[Path]:
+        """Set an editor buffer's text (``None``: closed, fall back to disk). Returns affected paths.
+
+        ``doc``: the text already parsed (by the language server off its worker thread, or a
+        document being restored), so it is not parsed again."""
         path = self._norm(path)
         if text is None:
             self._overlays.pop(path, None)
         else:
             self._overlays[path] = text
-        return self.invalidate(path)
+        affected = self.invalidate(path)
+        if doc is not None and text is not None:
+            self._docs[path] = doc
+        return affected
 
     def invalidate(self, path: Path) -> set[Path]:
         """Forget what is cached for ``path`` (changed, created or deleted on disk).
@@ -272,6 +483,9 @@ class Workspace:
         self._sizes.pop(path, None)
         self.generation += 1
         self._memo.clear()
+        self.links.invalidate(path)
+        if self._paths is not None and self.layout_choice.project_folder:
+            self._paths = None  # which root-level files are memory depends on the index's links
         if self._paths is not None:
             listed = path in self._paths
             present = path in self._overlays or (
@@ -300,7 +514,9 @@ class Workspace:
         self._paths = None
         self._memo.clear()
         self.generation += 1
-        self.layout = detect_layout(self.root)
+        self.layout_choice = layout_choice(self.root)
+        self.layout = self.layout_choice.layout
+        self.links.invalidate()
         self.git.invalidate()
 
     def byte_size(self, path: Path) -> int:
@@ -403,6 +619,108 @@ class Workspace:
         from memls.core.graph import graph_of
 
         return graph_of(self)
+
+
+def repo_root_for(root: Path) -> Path | None:
+    """The repository a memory root belongs to: the nearest parent with ``.git``; for
+    Claude Code's auto-memory folder, the project its ``<slug>`` names (when it exists)."""
+    if is_claude_memory_dir(root):
+        project = project_for_slug(root.parent.name)
+        return find_repo_root(project) or project if project is not None else None
+    return find_repo_root(root)
+
+
+def project_for_slug(slug: str, limit: int = 5000) -> Path | None:
+    """The existing folder a Claude Code project slug stands for (``-home-me-my-app`` →
+    ``/home/me/my-app``): ``/``, ``-``, ``.``, ``_`` and spaces all became ``-``."""
+    parts = slug.lstrip("-").split("-")
+    if not parts or not parts[0]:
+        return None
+    budget = [limit]
+
+    def walk(prefix: str, i: int) -> Path | None:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        if i == len(parts):
+            return Path(prefix) if os.path.isdir(prefix) else None
+        for joiner in ("/", "-", ".", "_", " "):
+            if joiner == "/" and not os.path.isdir(prefix):
+                continue
+            candidate = prefix + joiner + parts[i]
+            if joiner != "/" and i + 1 == len(parts) and not os.path.isdir(candidate):
+                continue
+            found = walk(candidate, i + 1)
+            if found is not None:
+                return found
+        return None
+
+    return walk("/" + parts[0], 1)
+
+
+SUBROOT_CANDIDATES = (
+    ".claude/memory",
+    ".claude/memories",
+    "memory",
+    "memories",
+    ".memory",
+    "docs/memory",
+    ".agent/memory",
+    ".agents/memory",
+)
+"""Folders of a project that hold memory of their own (checked by ``find_roots``)."""
+
+
+def _looks_like_memory_folder(folder: Path) -> bool:
+    if is_root(folder) or (folder / ".handoff.md").is_file():
+        return True
+    sampled, typed = typed_memories(folder)
+    return typed > 0 or (_dated_count(folder) > 0 and sampled == 0)
+
+
+def find_roots(folder: Path, *, home: Path | None = None) -> list[Path]:
+    """Every memory root a folder holds: itself (MEMORY.md, LOG.md, checkpoints, a
+    handoff), memory folders below it (``.claude/memory``, ``memory/`` …) and Claude Code's
+    auto-memory folder for the project. Used when ``memls check`` is given a folder."""
+    folder = folder.resolve()
+    found: list[Path] = []
+    choice = layout_choice(folder)
+    own = is_root(folder) or (folder / ".handoff.md").is_file()
+    whole = choice.layout in (Layout.ORCHESTRATOR, Layout.WORKSPACE)
+    if own or whole:
+        found.append(folder)
+    for rel in SUBROOT_CANDIDATES:
+        sub = folder / rel
+        if whole and rel == "memory":
+            continue  # part of the folder's own layout
+        if sub.is_dir() and _looks_like_memory_folder(sub):
+            found.append(sub.resolve())
+    if (folder / "transcripts" / ".handoff.md").is_file() and folder not in found:
+        found.append(folder)
+    auto = claude_memory_dir(folder, home)
+    if auto.is_dir():
+        found.append(auto)
+    return list(dict.fromkeys(found))
+
+
+def enclosing_root(start: Path) -> Path | None:
+    """The memory root ``start`` lies inside (configured, or a root-looking folder above
+    it up to the repository), without falling back to Claude Code's auto memory."""
+    start = start.resolve()
+    base = start if start.is_dir() else start.parent
+    for root in _configured_roots(base):
+        if base == root or root in base.parents:
+            return root
+    for candidate in (base, *base.parents):
+        if is_root(candidate):
+            if candidate.name == "memory" and (candidate.parent / "LOG.md").is_file():
+                return candidate.parent
+            return candidate
+        if (candidate / "memory" / "MEMORY.md").is_file() and (candidate / "LOG.md").is_file():
+            return candidate
+        if (candidate / ".git").exists():
+            break
+    return None
 
 
 def roots_for(paths: Iterable[Path], explicit: Path | None = None) -> dict[Path, list[Path]]:

@@ -266,3 +266,16 @@ def test_readme_rule_table_matches_registry() -> None:
     assert readme[start:end].strip() == rules_markdown().strip(), (
         "README rule table is stale: regenerate it with `memls rules --format markdown`"
     )
+
+
+def test_every_rule_says_why_its_severity() -> None:
+    from memls.core.rules import registry
+    from memls.core.rules.rationale import RATIONALE
+
+    for code, rule in registry().items():
+        why = RATIONALE.get(code, "")
+        assert why.startswith(rule.severity.label + ": "), (code, why)
+    assert set(RATIONALE) == set(registry()), "rationale for a rule that does not exist"
+    table = rules_markdown()
+    assert "why this severity" in table
+    assert "the agent never loads what is past the limit" in table

@@ -24,7 +24,7 @@ from memls.core.model import (
     TextEdit,
 )
 from memls.core.rules import Rule, RuleContext
-from memls.core.workspace import checkpoint_name
+from memls.core.workspace import Workspace, checkpoint_name
 
 SAVED_FORMAT = "%Y-%m-%d %H:%M"
 FUTURE_TOLERANCE = _dt.timedelta(minutes=5)
@@ -96,6 +96,13 @@ RULES = (
         "checkpoint-file-name",
         Severity.WARNING,
         "checkpoint file name not in sanitized form (lowercase, `/` → `-`, no leading `-`)",
+    ),
+    Rule(
+        "CP050",
+        "checkpoint-foreign-format",
+        Severity.INFO,
+        "checkpoint files in another tool's format: not checked (one note per root, with "
+        "the conversion command)",
     ),
 )
 
@@ -198,12 +205,101 @@ def _checkpoint_facts(doc: Document, name: str) -> CheckpointFacts:
     return CheckpointFacts(name, branch, saved, summary)
 
 
+_NATIVE_SECTIONS = ("next action", "left off", "done this session", "failed approaches")
+_FOREIGN_KEY = "memls.cp.native"
+
+
+def is_native_checkpoint(doc: Document) -> bool:
+    """Whether a ``checkpoint-*.md`` is in memls's format, so the CP rules apply to it.
+
+    Two signals of these suffice: a ``Branch:`` or ``Saved:`` header field each, a
+    ``# Checkpoint: {name}`` title naming the file, and each of memls's sections (Next
+    Action / Left Off, Done This Session, Failed Approaches, Modified Files). A blank file
+    counts as memls's (a save that went wrong). Another tool's checkpoint (``**Date:**``,
+    ``## Completed Work``) has at most one of them.
+    """
+    cached = doc.extra.get(_FOREIGN_KEY)
+    if isinstance(cached, bool):
+        return cached
+    native = _native_score(doc) >= 2 or not doc.text.strip()
+    doc.extra[_FOREIGN_KEY] = native
+    return native
+
+
+def _native_score(doc: Document) -> int:
+    score = sum(1 for name in ("Branch", "Saved") if doc.field(name) is not None)
+    name = checkpoint_name(doc.path)
+    title = _title(doc)
+    if title is not None and name is not None:
+        m = re.match(r"(?i)checkpoint\s*:\s*(?P<name>.+)$", title.title)
+        if m and sanitized_name(m.group("name").strip()) == sanitized_name(name):
+            score += 1
+    seen: set[str] = set()
+    for sec in doc.sections:
+        if sec.level != 2:
+            continue
+        title_cf = sec.title.casefold()
+        for wanted in (*_NATIVE_SECTIONS, "modified files"):
+            if wanted not in seen and (title_cf == wanted or title_cf.startswith(wanted + ":")):
+                seen.add(wanted)
+    return score + len(seen)
+
+
+def foreign_checkpoints(ws: Workspace) -> list[Path]:
+    """The root's checkpoint files in another format, sorted (once per workspace generation)."""
+
+    def compute() -> list[Path]:
+        out = []
+        for path in sorted(ws.checkpoints().values()):
+            cdoc = ws.document(path)
+            if cdoc is not None and not is_native_checkpoint(cdoc):
+                out.append(path)
+        return out
+
+    return ws.memo("memls.cp.foreign", compute)
+
+
+def _foreign_note(ctx: RuleContext, foreign: list[Path]) -> Diagnostic:
+    doc = ctx.doc
+    fields: dict[str, None] = {}
+    sections: dict[str, None] = {}
+    for path in foreign[:50]:
+        other = ctx.workspace.document(path)
+        if other is None:
+            continue
+        for f in other.fields[:6]:
+            fields.setdefault(f"`**{f.name}:**`", None)
+        for sec in other.sections:
+            if sec.level == 2:
+                sections.setdefault(f"`## {sec.title}`", None)
+    seen = []
+    if fields:
+        seen.append(", ".join(list(fields)[:3]) + " fields")
+    if sections:
+        seen.append(", ".join(list(sections)[:3]) + " sections")
+    what = f" ({'; '.join(seen)})" if seen else ""
+    count = len(foreign)
+    files = "checkpoint file" if count == 1 else "checkpoint files"
+    return ctx.diag(
+        "CP050",
+        f"{count} {files} in another format{what}: memls's checkpoint rules are not applied "
+        "to them; `memls checkpoint import` converts them to memls's format (Branch, Saved, "
+        "Next Action, Done This Session, Failed Approaches, Modified Files)",
+        _line0(doc),
+    )
+
+
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     doc = ctx.doc
     if doc.kind is not FileKind.CHECKPOINT:
         return
     name = checkpoint_name(doc.path)
     if name is None:
+        return
+    if not is_native_checkpoint(doc):
+        foreign = foreign_checkpoints(ctx.workspace)
+        if foreign and foreign[0] == doc.path:
+            yield _foreign_note(ctx, foreign)
         return
     title = _title(doc)
     anchor = title.title_range if title is not None else _line0(doc)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from memls.core.links import Link, extract_links
 from memls.core.model import (
     Diagnostic,
     Document,
@@ -24,8 +25,8 @@ from memls.core.model import (
     TextEdit,
 )
 from memls.core.rules import Rule, RuleContext
-from memls.core.rules.checkpoint import CheckpointFacts, checkpoint_facts
-from memls.core.workspace import Workspace
+from memls.core.rules.checkpoint import CheckpointFacts, checkpoint_facts, foreign_checkpoints
+from memls.core.workspace import Layout, Workspace, is_conventional_doc, is_dated
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 RESUME_LINE = "Resume any: `continue` or `continue {name}`"
@@ -93,19 +94,26 @@ RULES = (
         "IX009",
         "index-broken-pointer",
         Severity.ERROR,
-        "pointer/link to a memory file that does not exist",
+        "pointer/link in the index to a file that exists nowhere (not beside the index, in "
+        "the root, the repository, or by wikilink name)",
     ),
     Rule(
         "IX010",
         "index-unreferenced-topic",
         Severity.WARNING,
-        "topic file in the root that no pointer references",
+        "topic file that no link reaches, from the index or through the topic files it links",
     ),
     Rule(
         "IX011",
         "index-past-load-limit",
-        Severity.WARNING,
+        Severity.ERROR,
         "content past line 200 or 25 KB: not loaded at session start",
+    ),
+    Rule(
+        "IX012",
+        "broken-link",
+        Severity.WARNING,
+        "link in a topic file (Markdown or `[[wikilink]]`) to a file that exists nowhere",
     ),
 )
 
@@ -218,11 +226,12 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     doc = ctx.doc
     if doc.kind is FileKind.TOPIC:
         yield from _check_unreferenced(ctx)
+        yield from _check_topic_links(ctx)
         return
     if doc.kind is not FileKind.INDEX:
         return
     first = _first_heading_problem(ctx)
-    if first is not None:
+    if first is not None and not _headingless_list_index(doc):
         yield first
     section = active_section(doc)
     found = bullets(doc, section) if section is not None else []
@@ -255,6 +264,15 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     limit = _check_limits(ctx)
     if limit is not None:
         yield limit
+
+
+def _headingless_list_index(doc: Document) -> bool:
+    """The index Claude Code writes itself: a list of pointer lines, no heading at all."""
+    if doc.headings or not doc.text.strip():
+        return False
+    start = doc.frontmatter.end_line + 1 if doc.frontmatter else 0
+    first = next((ln for ln in doc.lines[start:] if ln.strip()), "")
+    return re.match(r"^\s*(?:[-*+]|\d{1,9}[.)])\s", first) is not None
 
 
 def _first_heading_problem(ctx: RuleContext) -> Diagnostic | None:
@@ -304,7 +322,10 @@ def _delete_line(doc: Document, line: int) -> TextEdit:
 def _facts(ctx: RuleContext) -> dict[str, CheckpointFacts | None]:
     """Facts of every checkpoint of the root (``None`` when the file cannot be read)."""
     out: dict[str, CheckpointFacts | None] = {}
+    foreign = set(foreign_checkpoints(ctx.workspace))
     for name, path in ctx.workspace.checkpoints().items():
+        if path in foreign:
+            continue  # another tool's checkpoint: CP050 notes it, the index need not list it
         cdoc = ctx.workspace.document(path)
         out[name] = checkpoint_facts(cdoc, name) if cdoc is not None else None
     return out
@@ -506,50 +527,112 @@ def _check_layout(ctx: RuleContext, section: Section, found: list[Bullet]) -> It
 
 
 def _check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
+    """IX009: pointers of the index that lead nowhere at all."""
     doc = ctx.doc
-    for link in doc.links:
-        target = link.target
-        if not target.endswith(".md") or any(c in target for c in "{}*<>?"):
+    resolver = ctx.workspace.links
+    for link in extract_links(doc):
+        if not _reportable(ctx.workspace, link) or resolver.resolve(link) is not None:
             continue
-        if target.startswith(("/", "~")) or ".." in target.split("/") or "\\" in target:
-            continue  # SZ005 reports non-canonical pointers
-        if ctx.workspace.resolve_pointer(doc, target) is None:
-            yield ctx.diag(
-                "IX009",
-                f"pointer to `{target}`, which does not exist: fix the path or remove the pointer",
-                link.target_range,
-            )
+        yield ctx.diag(
+            "IX009",
+            f"pointer to `{link.target}`, which exists nowhere (not beside {doc.name}, in the "
+            "memory root or the repository): fix the path, create the file, or remove the "
+            "pointer",
+            link.range,
+        )
+
+
+def _reportable(ws: Workspace, link: Link) -> bool:
+    """Whether a link that does not resolve is a finding (conservative for backtick paths)."""
+    target = link.target
+    if "\\" in target or any(ord(c) < 32 for c in target):
+        return False  # SZ005 reports it
+    if link.kind in ("markdown", "reference", "wikilink"):
+        return True
+    if not target.casefold().endswith(".md"):
+        return False
+    if link.kind == "bullet":
+        return True
+    # A backtick path is a pointer only when it names a memory file: a bare name, or a
+    # path under the memory root's own folders (``memory/x.md``).
+    parts = target.lstrip("./").split("/")
+    return len(parts) == 1 or parts[0] == "memory" or (ws.root / parts[0]).is_dir()
+
+
+def _check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
+    """IX012: Markdown links and wikilinks in a topic file that lead nowhere."""
+    doc = ctx.doc
+    resolver = ctx.workspace.links
+    for link in extract_links(doc):
+        if link.kind not in ("markdown", "reference", "wikilink"):
+            continue
+        if not _reportable(ctx.workspace, link) or resolver.resolve(link) is not None:
+            continue
+        shown = f"[[{link.target}]]" if link.kind == "wikilink" else f"`{link.target}`"
+        yield ctx.diag(
+            "IX012",
+            f"link to {shown}, which exists nowhere (not beside this file, in the memory root "
+            "or the repository): fix the link, or create the file it names",
+            link.range,
+        )
 
 
 def _check_unreferenced(ctx: RuleContext) -> Iterator[Diagnostic]:
     ws = ctx.workspace
     doc = ctx.doc
+    if ws.layout is Layout.WORKSPACE or doc.path.parent.name == "transcripts":
+        return  # an agent workspace's MEMORY.md is curated memory, not a pointer index
+    if is_dated(doc.path) or is_conventional_doc(doc.path):
+        return  # a daily log, or README.md / AGENTS.md: found by date or by name
     index = ws.index()
-    if index is None or doc.path.parent.name == "transcripts":
+    if index is None:
         return
-    try:
-        resolved = doc.path.resolve()
-    except OSError:
-        return
-    if resolved in _pointer_targets(ws, index):
+    reached = reachable(ws)
+    if reached is None:
+        return  # the index points at no file at all: it is not used as a pointer index
+    if doc.path in reached:
         return
     rel = Path(os.path.relpath(doc.path, ws.index_path.parent)).as_posix()
     yield ctx.diag(
         "IX010",
-        f"no pointer in {ws.index_path.name} references {rel}: add one (e.g. `- [{doc.path.stem}]"
-        f"({rel})`) so the memory is found, or delete the file",
+        f"no link reaches {rel} (from {ws.index_path.name} or the topic files it links): add "
+        f"a pointer (e.g. `- [{doc.path.stem}]({rel})`) so the memory is found, or delete "
+        "the file",
         Range.line(0, min(len(doc.line_text(0)), 1000)),
     )
 
 
-def _pointer_targets(ws: Workspace, index: Document) -> frozenset[Path]:
-    """The index's pointer targets, cached on the parsed index (re-parsed when it changes)."""
-    cached = index.extra.get(_TARGETS_KEY)
-    if isinstance(cached, frozenset):
-        return cached
-    targets = frozenset(ws.pointer_targets())
-    index.extra[_TARGETS_KEY] = targets
-    return targets
+def reachable(ws: Workspace) -> frozenset[Path] | None:
+    """Memory files reachable from the index through links (Markdown, wikilinks, bullets,
+    backtick paths) of the index and of every file reached; None when the index links to
+    no file at all. Computed once per workspace generation."""
+    return ws.memo(_TARGETS_KEY, lambda: _reachable(ws))
+
+
+def _reachable(ws: Workspace) -> frozenset[Path] | None:
+    index = ws.index()
+    if index is None:
+        return None
+    members = set(ws.paths())
+    resolver = ws.links
+    seen: set[Path] = {index.path}
+    frontier = [index]
+    pointed = False
+    while frontier:
+        doc = frontier.pop()
+        for link in extract_links(doc):
+            target = resolver.resolve(link)
+            if target is None:
+                continue
+            if doc is index and target != index.path and target in members:
+                pointed = True
+            if target in seen or target not in members:
+                continue
+            seen.add(target)
+            nxt = ws.document(target)
+            if nxt is not None:
+                frontier.append(nxt)
+    return frozenset(seen) if pointed else None
 
 
 def _check_limits(ctx: RuleContext) -> Diagnostic | None:
@@ -568,7 +651,7 @@ def _check_limits(ctx: RuleContext) -> Diagnostic | None:
         if used > max_bytes:
             first_out, reason = ln, f"{max_bytes:,} bytes"
             break
-    if first_out is None:
+    if first_out is None or ctx.workspace.layout is Layout.WORKSPACE:
         return None
     if not any(ln.strip() for ln in doc.lines[first_out:]):
         return None

@@ -19,14 +19,21 @@ from pathlib import Path
 from memls.core.model import Diagnostic, Document, FileKind, Range, Severity, TextEdit
 from memls.core.parse import kind_for
 from memls.core.rules import Rule, RuleContext
-from memls.core.workspace import Layout, Workspace
+from memls.core.workspace import (
+    Layout,
+    Workspace,
+    is_conventional_doc,
+    is_dated,
+    typed_memories,
+)
 
 RULES = (
     Rule(
         "MF001",
         "memory-frontmatter",
         Severity.WARNING,
-        "memory file frontmatter missing or lacking a required key (orchestrator layout)",
+        "memory file frontmatter missing or lacking name/description/type (orchestrator "
+        "memory/, and Claude Code roots whose topic files use frontmatter)",
         fixable=True,
     ),
     Rule(
@@ -57,14 +64,44 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     doc = ctx.doc
     if doc.kind is not FileKind.TOPIC:
         return
-    ws = ctx.workspace
-    if ws.layout is Layout.ORCHESTRATOR and doc.path.parent == ws.root / "memory":
+    if _frontmatter_expected(ctx.workspace, doc):
         yield from _frontmatter(ctx)
     yield from _decay(ctx)
     yield from _duplicates(ctx)
 
 
 # -- MF001 -------------------------------------------------------------------
+
+
+def _frontmatter_expected(ws: Workspace, doc: Document) -> bool:
+    """Frontmatter is the convention: orchestrator ``memory/*.md``, and topic files of a
+    Claude Code root whose other topic files carry it. Daily logs and README-style
+    documents never need it."""
+    if is_dated(doc.path) or is_conventional_doc(doc.path):
+        return False
+    if ws.layout is Layout.ORCHESTRATOR:
+        return doc.path.parent == ws.root / "memory"
+    if ws.layout is Layout.CLAUDE and doc.path.parent == ws.root:
+        return ws.memo("memls.mf.typed", lambda: typed_memories(ws.root)[1] > 0)
+    return False
+
+
+def _fm_key(doc: Document, key: str) -> tuple[int, str] | None:
+    """(line, value) of ``key`` in the frontmatter: top level, or nested one level (under
+    ``metadata:``, as some writers do)."""
+    fm = doc.frontmatter
+    if fm is None:
+        return None
+    entry = fm.get(key)
+    if entry is not None:
+        value = entry.value if isinstance(entry.value, str) else "".join(entry.value)
+        return entry.line, value
+    pattern = re.compile(rf"^\s+{re.escape(key)}\s*:\s*(?P<value>.*)$")
+    for ln in range(fm.start_line + 1, min(fm.end_line, len(doc.lines))):
+        m = pattern.match(doc.lines[ln])
+        if m:
+            return ln, m.group("value").strip().strip("'\"")
+    return None
 
 
 def _frontmatter(ctx: RuleContext) -> Iterator[Diagnostic]:
@@ -95,6 +132,8 @@ def _frontmatter(ctx: RuleContext) -> Iterator[Diagnostic]:
     values = _derived_values(doc)
     for key in REQUIRED_KEYS:
         entry = fm.get(key)
+        if entry is None and _fm_key(doc, key) is not None:
+            continue  # nested (``metadata:`` → ``type: user``)
         if entry is None:
             line = _key_line(key, values[key])
             yield ctx.diag(
