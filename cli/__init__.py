@@ -55,6 +55,22 @@ class LazyGroup(click.Group):
         assert isinstance(command, click.Command)
         return command
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["memls.argv"] = list(args)
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> object:
+        """With ``--json`` (or ``--format json``) a refusal's reason goes inside the JSON too."""
+        try:
+            return super().invoke(ctx)
+        except click.ClickException as exc:
+            from memls.cli.common import echo_json_error, wants_json
+
+            if not wants_json(ctx.meta.get("memls.argv", [])):
+                raise
+            echo_json_error(exc.format_message(), exc.exit_code)
+            ctx.exit(exc.exit_code)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, _COMMANDS[name][2]) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):

@@ -10,7 +10,7 @@ import click
 
 from memls.cli.common import InvalidInput, root_option, select_options
 from memls.core.config import ConfigError, load_config
-from memls.core.fixes import fix_text
+from memls.core.fixes import fix_file
 from memls.core.fsutil import atomic_write
 from memls.core.model import Diagnostic, Severity
 from memls.core.report import display_path, to_json, to_sarif
@@ -90,8 +90,8 @@ def check(
             targets = [p for p in targets if p != path]
         if fix:
             for path in targets:
-                new_text, count = fix_text(ws, path)
-                if count and atomic_write(path, new_text, root=ws.root):
+                new_bytes, count = fix_file(ws, path)
+                if count and new_bytes is not None and atomic_write(path, new_bytes, root=ws.root):
                     fixed_total += count
                     ws.invalidate(path)
         for path in targets:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
+from memls.core.config import ConfigError, check_configs, load_config
 from memls.core.workspace import discover_root
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -37,13 +39,44 @@ def select_options(func: F) -> F:
 
 
 def resolve_root(root: Path | None) -> Path:
-    """The memory root a command works on."""
-    if root is not None:
-        return root.resolve()
-    return discover_root(Path.cwd()) or Path.cwd().resolve()
+    """The memory root a command works on, refused (exit 2) when its configuration is broken.
+
+    Every command goes through here, so none runs on defaults when memls.toml or
+    ``[tool.memls]`` cannot be read: the message names the file and line. Without
+    ``--root``, the configuration files discovery consults on the way up are checked too.
+    """
+    try:
+        if root is not None:
+            base = root.resolve()
+        else:
+            check_configs(Path.cwd())
+            base = discover_root(Path.cwd()) or Path.cwd().resolve()
+        load_config(base)
+    except ConfigError as exc:
+        raise InvalidInput(f"broken configuration: {exc}") from exc
+    return base
 
 
 class InvalidInput(click.ClickException):
     """Bad arguments or configuration: exit 2, like click's own usage errors (1 means findings)."""
 
     exit_code = 2
+
+
+def wants_json(argv: list[str]) -> bool:
+    """Whether a command line asked for JSON output (``--json``, ``--format json``)."""
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg in {"--json", "--format=json"}:
+            return True
+        if arg == "--format" and argv[i + 1 : i + 2] == ["json"]:
+            return True
+    return False
+
+
+def echo_json_error(message: str, exit_code: int, **extra: object) -> None:
+    """A refusal as JSON on stdout (what a --json caller parses), and as text on stderr."""
+    payload = {"status": "error", "error": message, "exit_code": exit_code, **extra}
+    click.echo(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
+    click.echo(f"Error: {message}", err=True)

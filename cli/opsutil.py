@@ -6,9 +6,12 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
+from memls.cli.common import echo_json_error
+from memls.core.config import ConfigError
 from memls.core.fsutil import UnsafePathError
 from memls.core.gitfacade import Git
 from memls.core.ops import ConflictError, OpError, OpResult
@@ -44,6 +47,13 @@ def run_op(
         _fail(str(exc), EXIT_CONFLICT, as_json, {"current_sha": exc.current_sha})
     except (UnsafePathError, OpError) as exc:
         _fail(str(exc), EXIT_REFUSED, as_json, {})
+    except ConfigError as exc:
+        _fail(f"broken configuration: {exc}", EXIT_REFUSED, as_json, {})
+    except OSError as exc:
+        # The file system said no (permissions, a full disk, a name it cannot hold): every
+        # write is atomic, so each file is its old or its new version.
+        where = f": {exc.filename}" if exc.filename else ""
+        _fail(f"{exc.strerror or exc}{where}", EXIT_REFUSED, as_json, {})
     refused = missing is not None and missing(result)
     if as_json:
         payload = {
@@ -63,9 +73,9 @@ def run_op(
         sys.exit(EXIT_REFUSED)
 
 
-def _fail(message: str, code: int, as_json: bool, extra: dict[str, object]) -> None:
+def _fail(message: str, code: int, as_json: bool, extra: dict[str, object]) -> NoReturn:
     if as_json:
-        click.echo(json.dumps({"error": message, "exit_code": code, **extra}, ensure_ascii=False))
+        echo_json_error(message, code, **extra)
     else:
         click.echo(f"Error: {message}", err=True)
     sys.exit(code)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
-from memls.cli.common import resolve_root, root_option
+from memls.cli.common import echo_json_error, resolve_root, root_option
+from memls.core.config import ConfigError
 from memls.core.gitfacade import GitError
 from memls.core.snapshot import (
     EXIT_CODES,
@@ -32,8 +34,20 @@ Sharing is plain git; saving never pushes:
 """
 
 
-def _fail(message: str, code: int = EXIT_INVALID) -> None:
-    click.echo(message, err=True)
+_ERRORS = (SnapshotError, GitError, ConfigError, OSError)
+"""What a snapshot command reports as a refusal (exit 2) instead of a traceback."""
+
+
+def _fail(error: BaseException | str, code: int = EXIT_INVALID, as_json: bool = False) -> NoReturn:
+    if isinstance(error, OSError):
+        where = f": {error.filename}" if error.filename else ""
+        message = f"{error.strerror or error}{where}"
+    else:
+        message = str(error)
+    if as_json:
+        echo_json_error(message, code)
+    else:
+        click.echo(message, err=True)
     sys.exit(code)
 
 
@@ -81,9 +95,15 @@ def save(
                     names the commit it is at); nothing changed
       2  invalid    bad request, item or root (the message names the item)
 
-    --json prints {"status", "changed", "commit", "ref", "previous", "items"}.
+    --json prints {"status", "changed", "commit", "ref", "previous", "items", "message",
+    "exit_code"}, plus "error" (the reason) for a conflict or refusal.
     """
-    result = save_snapshot(resolve_root(root), ref=ref, expect=expect, initial=initial, paths=paths)
+    try:
+        result = save_snapshot(
+            resolve_root(root), ref=ref, expect=expect, initial=initial, paths=paths
+        )
+    except _ERRORS as exc:
+        _fail(exc, as_json=as_json)
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
         if result.status in ("conflict", "invalid"):
@@ -112,9 +132,8 @@ def read(root: Path | None, as_json: bool, commit: str, path: str | None) -> Non
             sys.stdout.buffer.flush()
             return
         snap = load_snapshot(base, commit)
-    except (SnapshotError, GitError) as exc:
-        _fail(str(exc))
-        return
+    except _ERRORS as exc:
+        _fail(exc, as_json=as_json)
     if as_json:
         body = {
             "commit": snap.commit,
@@ -137,9 +156,8 @@ def log(root: Path | None, ref: str | None, limit: int | None, as_json: bool) ->
     """List the snapshots on the ref, newest first (nothing when the ref is absent)."""
     try:
         entries = snapshot_log(resolve_root(root), ref, limit)
-    except (SnapshotError, GitError) as exc:
-        _fail(str(exc))
-        return
+    except _ERRORS as exc:
+        _fail(exc, as_json=as_json)
     if as_json:
         rows = [{"commit": e.commit, "time": e.time, "subject": e.subject} for e in entries]
         click.echo(json.dumps(rows, indent=2))
@@ -160,9 +178,8 @@ def diff(root: Path | None, a: str, b: str) -> None:
     """
     try:
         changes = diff_snapshots(resolve_root(root), a, b)
-    except (SnapshotError, GitError) as exc:
-        _fail(str(exc))
-        return
+    except _ERRORS as exc:
+        _fail(exc)
     if not changes:
         click.echo("no differences")
         return
@@ -198,11 +215,9 @@ def restore(root: Path | None, to: Path | None, force: bool, ref: str | None, co
     try:
         result = restore_snapshot(resolve_root(root), commit, to=to, force=force, ref=ref)
     except RestoreRefusedError as exc:
-        _fail(str(exc), EXIT_CONFLICT)
-        return
-    except (SnapshotError, GitError) as exc:
-        _fail(str(exc))
-        return
+        _fail(exc, EXIT_CONFLICT)
+    except _ERRORS as exc:
+        _fail(exc)
     click.echo(result.message)
     for rel in result.written:
         click.echo(f"  wrote {rel}")

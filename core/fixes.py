@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from memls.core.model import Fix, TextEdit
-from memls.core.text import LineIndex
+from memls.core.text import LineIndex, decode_lossless, encode_lossless
 from memls.core.workspace import Workspace
 
 
@@ -83,6 +83,8 @@ def fix_text(workspace: Workspace, path: Path, now: _dt.datetime | None = None) 
     text = doc.text
     applied = 0
     had_overlay = workspace.has_overlay(path)
+    if not had_overlay and "\ufffd" in text and any(p.code == "SZ001" for p in doc.problems):
+        return text, 0  # read from disk with bytes that are not UTF-8: see fix_file
     try:
         for _ in range(_MAX_PASSES):
             current = workspace.document(path)
@@ -104,3 +106,27 @@ def fix_text(workspace: Workspace, path: Path, now: _dt.datetime | None = None) 
 
 
 _MAX_PASSES = 8
+
+
+def fix_file(
+    workspace: Workspace, path: Path, now: _dt.datetime | None = None
+) -> tuple[bytes | None, int]:
+    """The file's new bytes with every safe fix applied (``memls check --fix``), and how many.
+
+    Every byte a fix did not mean to change is kept: the whole file is read (not the
+    workspace's size-capped copy), bytes that are not UTF-8 ride through as
+    ``surrogateescape`` and a BOM stays. ``(None, 0)`` when the file cannot be read.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None, 0
+    text, bom = decode_lossless(data)
+    had_overlay = workspace.has_overlay(path)
+    workspace.set_text(path, text)
+    try:
+        fixed, applied = fix_text(workspace, path, now)
+    finally:
+        if not had_overlay:
+            workspace.set_text(path, None)
+    return (encode_lossless(fixed, bom) if applied else data), applied

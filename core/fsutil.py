@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 TEMP_PREFIX = ".memls-tmp-"
+NAME_MAX = 255
+"""Longest file name (one path segment) in bytes on the file systems memls writes to."""
 # Test-only: seconds to sleep between writing the temp file and renaming it, so crash
 # tests can kill a writer mid-write. Unset in normal use.
 _DELAY_ENV = "MEMLS_TEST_WRITE_DELAY"
@@ -38,6 +40,16 @@ def check_relative(rel: str, what: str = "path") -> str:
     parts = rel.split("/")
     if any(p in ("", ".", "..") for p in parts):
         raise UnsafePathError(f"{what} {rel!r} is not canonical (empty, '.' or '..' segment)")
+    for part in parts:
+        try:
+            size = len(os.fsencode(part))
+        except UnicodeEncodeError as exc:
+            raise UnsafePathError(f"{what} {rel!r} is not a valid file name") from exc
+        if size > NAME_MAX:
+            raise UnsafePathError(
+                f"{what} {rel!r}: the name {part[:20]!r}… is {size} bytes; "
+                f"file names are limited to {NAME_MAX} bytes"
+            )
     return rel
 
 
@@ -60,8 +72,12 @@ def safe_join(root: Path, rel: str, what: str = "path") -> Path:
 
 
 def atomic_write(path: Path, content: str | bytes, *, root: Path | None = None) -> bool:
-    """Write ``content`` atomically. Returns False (and writes nothing) when unchanged."""
-    data = content.encode("utf-8") if isinstance(content, str) else content
+    """Write ``content`` atomically. Returns False (and writes nothing) when unchanged.
+
+    Text is encoded as UTF-8 with ``surrogateescape``, so text read with that handler
+    (bytes that are not UTF-8 as lone surrogates) is written back byte for byte.
+    """
+    data = content.encode("utf-8", "surrogateescape") if isinstance(content, str) else content
     if root is not None and not inside(root, path):
         raise UnsafePathError(
             f"refusing to write {path}: it resolves outside the memory root {root}"

@@ -22,7 +22,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memls.core.config import ConfigError, load_config
-from memls.core.fsutil import UnsafePathError, atomic_write, check_relative, safe_join
+from memls.core.fsutil import (
+    UnsafePathError,
+    atomic_write,
+    check_relative,
+    root_lock,
+    safe_join,
+)
 from memls.core.gitfacade import GitError, run_git
 from memls.core.workspace import memory_files
 
@@ -93,14 +99,20 @@ class SnapshotResult:
         return EXIT_CODES[self.status]
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        """The outcome as JSON; a conflict or refusal carries its reason (``error``) inside."""
+        out: dict[str, Any] = {
             "status": self.status,
             "changed": self.changed,
             "commit": self.commit,
             "ref": self.ref,
             "previous": self.previous,
             "items": [item.to_dict() for item in self.items],
+            "message": self.message,
+            "exit_code": self.exit_code,
         }
+        if self.status in ("conflict", "invalid"):
+            out["error"] = self.message
+        return out
 
 
 @dataclass(frozen=True)
@@ -197,28 +209,51 @@ def sanitize_instance(name: str) -> str:
 
 
 def instance_for(root: Path) -> str:
-    """The configured instance, else the root folder's name, made safe for a ref."""
-    try:
-        configured = load_config(root).instance
-    except ConfigError:
-        configured = None
+    """The configured instance, else the root folder's name, made safe for a ref.
+
+    A configuration file that cannot be read raises ConfigError: a snapshot never goes to
+    a default ref because the configured one could not be read.
+    """
+    configured = load_config(root).instance
     return sanitize_instance(configured or root.resolve().name)
 
 
+def namespace_for(root: Path) -> str:
+    """The ref namespace snapshots of this root live under (``refs/memls/`` unless configured)."""
+    return load_config(root).snapshot_namespace
+
+
 def default_ref(root: Path) -> str:
-    return REF_PREFIX + instance_for(root)
+    return namespace_for(root) + instance_for(root)
 
 
 def normalize_ref(root: Path, ref: str | None) -> str:
-    """``refs/...`` as given; a bare name goes under ``refs/memls/``; checked by git."""
+    """The full snapshot ref: a bare name goes under the namespace; ``refs/...`` must be in it.
+
+    Snapshots only ever write under ``refs/memls/`` (or the configured
+    ``snapshot_namespace``), so no request can move a branch, a tag or HEAD.
+    """
+    namespace = namespace_for(root)
     if ref is None or not ref.strip():
         return default_ref(root)
     full = ref.strip()
     if not full.startswith("refs/"):
-        full = REF_PREFIX + full
+        full = namespace + full
+    if not full.startswith(namespace) or full == namespace:
+        raise SnapshotError(
+            f"{full!r} is outside the snapshot namespace {namespace}: snapshots never write "
+            f"branches, tags or other refs (give a name, e.g. --ref team-notes, for "
+            f"{namespace}team-notes)"
+        )
     proc = run_git(root, "check-ref-format", full, check=False)
     if proc.returncode != 0:
         raise SnapshotError(f"{full!r} is not a valid git ref name")
+    sym = run_git(root, "symbolic-ref", "--quiet", full, check=False)
+    if sym.returncode == 0:
+        target = sym.stdout.decode("utf-8", "replace").strip()
+        raise SnapshotError(
+            f"{full} is a symbolic ref to {target}; memls does not write through ref links"
+        )
     return full
 
 
@@ -366,7 +401,8 @@ def save_snapshot(
     try:
         _require_repo(root)
         full_ref = normalize_ref(root, ref)
-    except (SnapshotError, GitError) as exc:
+        instance = instance_for(root)
+    except (SnapshotError, GitError, ConfigError) as exc:
         return SnapshotResult("invalid", f"invalid: {exc}", ref=ref)
     if initial and expect:
         return SnapshotResult(
@@ -390,7 +426,8 @@ def save_snapshot(
             commit=current,
         )
     try:
-        raw_items = _read_items(root, paths)
+        with root_lock(root):  # a consistent cut: no memls writer is half-way through
+            raw_items = _read_items(root, paths)
     except SnapshotError as exc:
         return SnapshotResult("invalid", f"invalid: {exc}", ref=full_ref, previous=current)
     expected = _expand(root, expect.strip()) if expect is not None else None
@@ -417,7 +454,6 @@ def save_snapshot(
                 previous=current,
                 items=items,
             )
-    instance = instance_for(root)
     try:
         new = _write_commit(root, instance, raw_items, items, current, now)
     except GitError as exc:
@@ -522,6 +558,7 @@ def _swap(
         "-c",
         f"core.filesRefLockTimeout={_LOCK_WAIT_MS}",
         "update-ref",
+        "--no-deref",
         "-m",
         "memls snapshot save",
         ref,
@@ -657,22 +694,38 @@ def restore_snapshot(
     latest: dict[str, str] = {}
     try:
         head = ref_commit(root, normalize_ref(root, ref))
-    except SnapshotError:
-        head = None
+    except ConfigError as exc:
+        raise SnapshotError(str(exc)) from exc
     if head is not None:
         try:
             latest = {i.path: i.sha256 for i in load_snapshot(root, head).items}
         except SnapshotError:
             latest = {}
-    plan: list[tuple[str, Path, bytes]] = []
-    changed_locally: list[str] = []
-    same: list[str] = []
+    blobs: list[tuple[str, Path, bytes]] = []
     for item in snap.items:
         try:
             dest = safe_join(target, item.path, "item")
         except UnsafePathError as exc:
             raise SnapshotError(str(exc)) from exc
-        data = _blob(root, snap.commit, item)
+        blobs.append((item.path, dest, _blob(root, snap.commit, item)))
+    # Compare and write under the target's lock, so no checkpoint save, log append or other
+    # restore changes a file between the "locally changed?" check and the write.
+    with root_lock(target):
+        written, same = _restore_locked(blobs, latest, target, force)
+    message = (
+        f"restored {_items(len(written))} from {snap.commit} into {target}"
+        f" ({len(same)} already identical)"
+    )
+    return RestoreResult(snap.commit, target, tuple(written), tuple(same), message)
+
+
+def _restore_locked(
+    blobs: Sequence[tuple[str, Path, bytes]], latest: dict[str, str], target: Path, force: bool
+) -> tuple[list[str], list[str]]:
+    plan: list[tuple[str, Path, bytes]] = []
+    changed_locally: list[str] = []
+    same: list[str] = []
+    for rel, dest, data in blobs:
         try:
             existing = dest.read_bytes()
         except FileNotFoundError:
@@ -680,11 +733,11 @@ def restore_snapshot(
         except OSError as exc:
             raise SnapshotError(f"cannot read {dest}: {exc.strerror}") from exc
         if existing == data:
-            same.append(item.path)
+            same.append(rel)
             continue
-        if existing is not None and hashlib.sha256(existing).hexdigest() != latest.get(item.path):
-            changed_locally.append(item.path)
-        plan.append((item.path, dest, data))
+        if existing is not None and hashlib.sha256(existing).hexdigest() != latest.get(rel):
+            changed_locally.append(rel)
+        plan.append((rel, dest, data))
     if changed_locally and not force:
         names = ", ".join(changed_locally)
         raise RestoreRefusedError(
@@ -698,9 +751,8 @@ def restore_snapshot(
             atomic_write(dest, data, root=target)
         except UnsafePathError as exc:
             raise SnapshotError(f"item {rel!r}: {exc}") from exc
+        except OSError as exc:
+            done = f" (already written: {', '.join(written)})" if written else ""
+            raise SnapshotError(f"cannot write {dest}: {exc.strerror or exc}{done}") from exc
         written.append(rel)
-    message = (
-        f"restored {_items(len(written))} from {snap.commit} into {target}"
-        f" ({len(same)} already identical)"
-    )
-    return RestoreResult(snap.commit, target, tuple(written), tuple(same), message)
+    return written, same

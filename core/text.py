@@ -36,6 +36,24 @@ def decode(data: bytes) -> Decoded:
     return Decoded(text, bad, had_bom)
 
 
+def decode_lossless(data: bytes) -> tuple[str, bool]:
+    """Text that encodes back to exactly ``data``: (text without a BOM, whether it had one).
+
+    Bytes that are not UTF-8 become lone surrogates (``surrogateescape``), so a writer that
+    edits some lines and encodes with :func:`encode_lossless` keeps every other byte.
+    """
+    had_bom = data.startswith(b"\xef\xbb\xbf")
+    if had_bom:
+        data = data[3:]
+    return data.decode("utf-8", errors="surrogateescape"), had_bom
+
+
+def encode_lossless(text: str, bom: bool = False) -> bytes:
+    """Inverse of :func:`decode_lossless`."""
+    data = text.encode("utf-8", errors="surrogateescape")
+    return b"\xef\xbb\xbf" + data if bom else data
+
+
 _MAX_REPORTED = 200
 _errors: threading.local = threading.local()
 

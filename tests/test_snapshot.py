@@ -595,7 +595,16 @@ def test_cli_outcomes_exit_codes_and_json(repo: Repo) -> None:
     code, out, _ = cli("snapshot", "save", "--root", root, "--initial", "--json")
     assert code == 0
     body = json.loads(out)
-    assert set(body) == {"status", "changed", "commit", "ref", "previous", "items"}
+    assert set(body) == {
+        "status",
+        "changed",
+        "commit",
+        "ref",
+        "previous",
+        "items",
+        "message",
+        "exit_code",
+    }
     assert body["status"] == "saved"
     assert body["changed"] is True
     commit = body["commit"]
@@ -613,6 +622,7 @@ def test_cli_outcomes_exit_codes_and_json(repo: Repo) -> None:
     )
     assert code == 2
     assert json.loads(out)["status"] == "invalid"
+    assert "'../x.md'" in json.loads(out)["error"]
     assert "'../x.md'" in err
     (repo.root / "plan.md").write_text("# Plan\n\nnext\n")
     code, out, _ = cli("snapshot", "save", "--root", root, "--expect", commit, "plan.md")

@@ -11,6 +11,7 @@ import datetime as dt
 import hashlib
 from pathlib import Path
 
+from memls.core.config import load_config
 from memls.core.fsutil import UnsafePathError, inside
 from memls.core.model import Document
 from memls.core.parse import parse_text
@@ -75,6 +76,15 @@ def read_text(path: Path) -> str | None:
 def encode(text: str) -> bytes:
     """Inverse of :func:`read_text`: undecodable bytes round-trip unchanged."""
     return text.encode("utf-8", errors="surrogateescape")
+
+
+def require_config(root: Path) -> None:
+    """Refuse (ConfigError naming file and line) when the root's configuration is broken.
+
+    Every writing operation starts here: a broken memls.toml is never silently replaced
+    by defaults, whichever front (CLI, language server, MCP, notebook) asked.
+    """
+    load_config(root)
 
 
 def checked_file(root: Path, path: Path, what: str) -> Path:

@@ -23,6 +23,7 @@ from memls.core.ops._text import (
     encode,
     now_minute,
     read_text,
+    require_config,
     saved_stamp,
 )
 from memls.core.workspace import memory_files
@@ -82,6 +83,7 @@ def approve_bundle(
 ) -> OpResult:
     """Tick every item of a bundle and stamp ``Approved:`` — one approval for the whole bundle."""
     root = root.resolve()
+    require_config(root)
     with root_lock(root):
         chosen, every = _select(root, path)
         if chosen is None:

@@ -37,6 +37,7 @@ from memls.core.ops._text import (
     memory_index,
     now_minute,
     read_text,
+    require_config,
     saved_stamp,
     sha256_bytes,
     strip_blank_edges,
@@ -50,10 +51,13 @@ from memls.core.ops.index import (
 )
 from memls.core.parse import parse_text
 from memls.core.rules.checkpoint import parse_saved
+from memls.core.text import decode_lossless, encode_lossless
 from memls.core.workspace import CHECKPOINT_RE
 
 NO_BRANCH = "no-branch"
-MAX_NAME = 100
+MAX_NAME_BYTES = 100
+"""Longest checkpoint name, in UTF-8 bytes: file systems limit names in bytes, not characters
+(255 for ``checkpoint-{name}.md`` on most), and the bullet repeats the name."""
 STATUS_LINES = 10
 _FORBIDDEN = set("*`\\")
 _STEP = re.compile(r"^\s*(\d+)\s*(?:/|of)\s*(\d+)\s*$")
@@ -75,6 +79,8 @@ def sanitize_name(name: str) -> str:
     """
     if any(ord(ch) < 32 or ch == "\x7f" for ch in name):
         raise UnsafePathError(f"checkpoint name {name!r} contains a control character or NUL")
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in name):
+        raise UnsafePathError(f"checkpoint name {name!r} is not valid UTF-8 text")
     raw = name.strip()
     if not raw:
         raise UnsafePathError("checkpoint name is empty")
@@ -94,8 +100,12 @@ def sanitize_name(name: str) -> str:
     out = re.sub(r"\s+", "-", raw.lower().replace("/", "-")).lstrip("-")
     if not out or set(out) <= {".", "-"}:
         raise UnsafePathError(f"checkpoint name {name!r} is empty after sanitising")
-    if len(out) > MAX_NAME:
-        raise UnsafePathError(f"checkpoint name is longer than {MAX_NAME} characters")
+    size = len(out.encode("utf-8"))
+    if size > MAX_NAME_BYTES:
+        raise UnsafePathError(
+            f"checkpoint name is {size} bytes in UTF-8 ({len(out)} characters); the limit is "
+            f"{MAX_NAME_BYTES} bytes — give a shorter name"
+        )
     return out
 
 
@@ -220,6 +230,8 @@ def session_status(git: Git, root: Path) -> list[str]:
     folder = top is not None and root != top.resolve() and root.is_relative_to(top.resolve())
 
     def is_memory(path: Path) -> bool:
+        if path.name.startswith(TEMP_PREFIX):
+            return True  # a writer's temp file (this save's or another process's), never work
         if folder and (path.is_relative_to(root) or root.is_relative_to(path)):
             return True
         own = path.name in ("MEMORY.md", ".memls") or CHECKPOINT_RE.match(path.name)
@@ -341,6 +353,7 @@ def save_checkpoint(
 ) -> OpResult:
     """Save a named checkpoint and index it (the seed's save procedure, steps 1-7)."""
     root = root.resolve()
+    require_config(root)
     git = git if git is not None else Git(root)
     if name is None:
         name = default_name(git)
@@ -398,9 +411,13 @@ def save_checkpoint(
             migrated = [_section_parts(index_doc, s) for s in legacy]
             if legacy:
                 index_text = remove_sections(index_text, index, legacy)
-        old = _split(parse_text(old_bytes.decode("utf-8", "replace"), path)) if old_bytes else None
+        # The kept sections are the user's bytes: read losslessly (bytes that are not UTF-8
+        # as surrogateescape, the BOM remembered), so the save writes them back unchanged.
+        old_text, bom = decode_lossless(old_bytes) if old_bytes else ("", False)
+        old = _split(parse_text(old_text, path)) if old_bytes else None
         content = _render(inputs, old, migrated)
-        cp_changed = atomic_write(path, content, root=root)
+        content_bytes = encode_lossless(content, bom)
+        cp_changed = atomic_write(path, content_bytes, root=root)
         doc = parse_text(content, path)
         next_title = _next_title(doc) or f"Continue {name}"
         bullet_summary = summary
@@ -432,7 +449,7 @@ def save_checkpoint(
             "index_changed": idx_changed,
             "migrated": [h.lstrip("#").strip() for h, _ in migrated],
             "next_step": next_step,
-            "sha": sha256_bytes(content.encode("utf-8")),
+            "sha": sha256_bytes(content_bytes),
             "warnings": warnings,
         },
     )
@@ -594,6 +611,7 @@ def resume_checkpoint(
 ) -> OpResult:
     """Pick and present a checkpoint (the seed's resume procedure)."""
     root = root.resolve()
+    require_config(root)
     git = git if git is not None else Git(root)
     files = _checkpoint_files(root)
     orphans = _remove_orphans(root, set(files))
@@ -710,6 +728,7 @@ def _remove_orphans(root: Path, present: set[str]) -> list[str]:
 def clear_checkpoint(root: Path, name: str | None, *, all: bool = False) -> OpResult:
     """Delete checkpoint files and their bullets (the seed's cleanup procedure)."""
     root = root.resolve()
+    require_config(root)
     if not all and name is None:
         raise OpError("Name the checkpoint to clear, or clear --all.")
     index = memory_index(root)

@@ -25,6 +25,7 @@ from memls.core.ops._text import (
     encode,
     now_minute,
     read_text,
+    require_config,
     saved_stamp,
     strip_blank_edges,
 )
@@ -103,7 +104,7 @@ def _state(root: Path, now: dt.datetime, git: Git) -> dict[str, list[str]]:
         )
 
     if newest is not None:
-        doc = parse_text(newest.path.read_bytes().decode("utf-8", "replace"), newest.path)
+        doc = parse_text(newest.path.read_bytes().decode("utf-8", "surrogateescape"), newest.path)
         sec = doc.section(*NEXT_TITLES, prefix=True)
         nxt = auto["Next Steps"]
         if sec is not None:
@@ -148,6 +149,7 @@ def write_handoff(
 ) -> OpResult:
     """``new`` (refuses to replace a handoff unless ``force``) or ``refresh`` (keeps the author's text)."""
     root = root.resolve()
+    require_config(root)
     git = git if git is not None else Git(root)
     when = now_minute(now)
     path = handoff_path(root)

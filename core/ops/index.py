@@ -15,7 +15,7 @@ from pathlib import Path
 from memls.core.gitfacade import Git
 from memls.core.model import Document, Section
 from memls.core.ops import OpResult
-from memls.core.ops._text import Lines, memory_index, read_text, strip_blank_edges
+from memls.core.ops._text import Lines, memory_index, read_text, require_config, strip_blank_edges
 
 ACTIVE = "Active Checkpoints"
 DEFAULT_TITLE = "# Project Memory"
@@ -183,6 +183,7 @@ def migrate_index(
     from memls.core.ops.checkpoint import default_name, save_checkpoint
 
     root = root.resolve()
+    require_config(root)
     path = memory_index(root)
     text = read_text(path)
     legacy = legacy_sections(Lines(text).doc(path)) if text is not None else []

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from memls.core.fsutil import atomic_write, root_lock
 from memls.core.ops import OpError, OpResult
-from memls.core.ops._text import checked_file, now_minute, saved_stamp
+from memls.core.ops._text import checked_file, now_minute, require_config, saved_stamp
 
 LOG_NAME = "LOG.md"
 LOG_TITLE = "# Log"
@@ -47,6 +47,7 @@ def append_log(
 ) -> OpResult:
     """Append ``## YYYY-MM-DD HH:MM — title`` and the body to LOG.md, never touching what is there."""
     root = root.resolve()
+    require_config(root)
     title = _check_title(title)
     body_lines = _check_body(body)
     stamp = saved_stamp(now_minute(now))
