@@ -70,7 +70,8 @@ def test_defect1_name_too_long_exit2(tmp_path: Path) -> None:
     before = files(tmp_path)
     result = run("checkpoint", "save", EMOJI_NAME, "--next", "x", "--root", str(tmp_path))
     assert result.exit_code == 2, result.output
-    assert "396 bytes" in result.stderr and "limit is 100 bytes" in result.stderr
+    assert "396 bytes" in result.stderr
+    assert "limit is 100 bytes" in result.stderr
     assert "Traceback" not in result.output
     assert files(tmp_path) == before  # nothing written, not even MEMORY.md
 
@@ -86,7 +87,8 @@ def test_defect1_name_too_long_exit2(tmp_path: Path) -> None:
     )
     assert as_json.exit_code == 2
     body = json.loads(as_json.stdout)
-    assert body["exit_code"] == 2 and "limit is 100 bytes" in body["error"]
+    assert body["exit_code"] == 2
+    assert "limit is 100 bytes" in body["error"]
 
 
 def test_defect1_snapshot_item_name_over_255_bytes_is_refused(tmp_path: Path) -> None:
@@ -127,9 +129,7 @@ def test_defect2_configured_namespace_is_used_and_never_a_branch(tmp_path: Path)
     assert result.exit_code == 2
     assert f"{root / 'memls.toml'}:2:" in result.stderr
     assert "snapshot_namespace" in result.stderr
-    (root / "memls.toml").write_text(
-        'instance = "team"\nsnapshot_namespace = "refs/team-memory"\n'
-    )
+    (root / "memls.toml").write_text('instance = "team"\nsnapshot_namespace = "refs/team-memory"\n')
     result = run("snapshot", "save", "--root", str(root), "--initial", "MEMORY.md")
     assert result.exit_code == 0, result.output
     assert git(root, "for-each-ref", "--format=%(refname)", "refs/team-memory/") == (
@@ -248,10 +248,12 @@ def test_defect4_fix_text_refuses_disk_text_it_could_not_decode(tmp_path: Path) 
     (tmp_path / "MEMORY.md").write_bytes(b"# Memory\n\nCaf\xe9\n")  # the bullet is missing
     ws = Workspace(tmp_path)
     text, applied = fix_text(ws, tmp_path / "MEMORY.md")
-    assert applied == 0 and text == "# Memory\n\nCaf\ufffd\n"
+    assert applied == 0
+    assert text == "# Memory\n\nCaf\ufffd\n"
     ws.set_text(tmp_path / "MEMORY.md", "# Memory\n\nCafé\n")  # an editor buffer: fine
     text, applied = fix_text(ws, tmp_path / "MEMORY.md")
-    assert applied >= 1 and "Café" in text
+    assert applied >= 1
+    assert "Café" in text
 
 
 # -- defect 8 ------------------------------------------------------------------------
