@@ -200,8 +200,8 @@ _DESCRIPTIONS = {
     "blocks are updated from checkpoints, git and the log; the author's text stays.",
     "log_append": "Append an entry (## YYYY-MM-DD HH:MM — title) to the append-only LOG.md: "
     "decisions, milestones, lessons.",
-    "memory_check": "Check the memory files against memls's rules; findings as `memls check "
-    "--format json` prints them (path, line, column, code, severity, message, fixable).",
+    "memory_check": "Check the memory files against memls's rules; the diagnostics as `memls "
+    "check --format json` prints them (path, line, column, code, severity, message, fixable).",
     "snapshot_save": "Commit memory files to the git ref refs/memls/<instance> (work tree, "
     "index and HEAD untouched). Unchanged content makes no commit.",
 }
@@ -466,7 +466,7 @@ class MemlsServer:
         diags = check_root(base, paths)
         errors = sum(1 for d in diags if d.severity is Severity.ERROR)
         return {
-            "findings": to_json(diags, base),
+            "diagnostics": to_json(diags, base),
             "errors": errors,
             "total": len(diags),
             "message": f"{len(diags)} finding(s), {errors} error(s).",

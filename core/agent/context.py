@@ -65,7 +65,7 @@ def checkpoint_heads(root: Path) -> list[CheckpointHead]:
 
 
 def present_checkpoint(path: Path, current_branch: str | None) -> str:
-    """A checkpoint as a resume presents it: warning, plan, failed approaches, next action."""
+    """A checkpoint, most important first: branch warning, Next Action, failed approaches, plan."""
     from memls.core.ops._text import strip_blank_edges
     from memls.core.ops.checkpoint import FAILED, NEXT_TITLES, NO_BRANCH
     from memls.core.parse import parse_text
@@ -85,20 +85,20 @@ def present_checkpoint(path: Path, current_branch: str | None) -> str:
             f"Warning: You're on `{current_branch}` but this checkpoint was saved on "
             f"`{branch}`. Switch with: git checkout {branch}"
         )
-    plan = doc.field("plan")
-    if plan is not None:
-        lines.append(f"Plan: {plan.raw_value}")
+    nxt = doc.section(*NEXT_TITLES, prefix=True)
+    if nxt is not None:
+        _, _, next_title = nxt.title.partition(":")
+        lines.append(f"Next Action: {next_title.strip()}".rstrip())
+        lines += strip_blank_edges(doc.body_lines(nxt))
     failed = doc.section(FAILED)
     if failed is not None:
         for item in doc.items_in(failed):
             text = item.text.strip()
             if item.indent == 0 and text and not re.match(r"(?i)none\b", text):
                 lines.append(f"⚠ Previously failed: {text}")
-    nxt = doc.section(*NEXT_TITLES, prefix=True)
-    if nxt is not None:
-        _, _, next_title = nxt.title.partition(":")
-        lines.append(f"Next Action: {next_title.strip()}".rstrip())
-        lines += strip_blank_edges(doc.body_lines(nxt))
+    plan = doc.field("plan")
+    if plan is not None:
+        lines.append(f"Plan: {plan.raw_value}")
     return "\n".join(lines)
 
 
@@ -129,18 +129,21 @@ def handoff_next_steps(root: Path) -> str | None:
 def fit(parts: list[str], budget_chars: int, more: str) -> str:
     """Join ``parts`` (most important first) with blank lines, within ``budget_chars``.
 
-    A part that does not fit whole is cut at a line boundary and marked; the parts after
-    it are left out. ``more`` says where the full text is.
+    A part is taken whole while there is still room after it for the marker that says the
+    rest was cut; the first part that does not fit is cut at a line boundary, marked, and
+    the parts after it are left out. ``more`` says where the full text is.
     """
+    marker = f"{_CUT}; {more})"
     out: list[str] = []
     used = 0
-    for part in parts:
+    for number, part in enumerate(parts):
         sep = 2 if out else 0
-        if used + sep + len(part) <= budget_chars:
+        last = number == len(parts) - 1
+        reserve = 0 if last else 2 + len(marker)
+        if used + sep + len(part) + reserve <= budget_chars:
             out.append(part)
             used += sep + len(part)
             continue
-        marker = f"{_CUT}; {more})"
         room = budget_chars - used - sep - len(marker) - 1
         kept: list[str] = []
         size = 0
@@ -181,7 +184,7 @@ def session_context(
             picked = None
     if picked is None and len(heads) == 1:
         picked = heads[0]
-    parts = [f"# memls memory ({root})"]
+    parts: list[str] = []
     if picked is not None:
         parts.append(present_checkpoint(picked.path, branch))
     elif heads:
@@ -200,5 +203,6 @@ def session_context(
         if more > 0:
             rows.append(f"- … and {more} more (`memls checkpoint list`)")
         parts.append("\n".join(["Other checkpoints (resume with `continue NAME`):", *rows]))
+    parts.append(f"(memls memory root: {root})")
     name = picked.name if picked is not None else "NAME"
     return fit(parts, budget_tokens * CHARS_PER_TOKEN, f"`memls checkpoint resume {name}`")
