@@ -7,13 +7,14 @@ text of the line it is on.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from memls.core.model import Diagnostic, Position, Range, Severity, TextEdit
+from memls.core.ops.move import MovePlan
 
 SOURCE = "memls"
 
@@ -135,3 +136,62 @@ def path_to_uri(path: Path) -> str:
 
 def location(path: Path, rng: Range, codec: PositionCodec, lines: Sequence[str]) -> types.Location:
     return types.Location(uri=path_to_uri(path), range=codec.range_to_lsp(rng, lines))
+
+
+def plan_edit(
+    plan: MovePlan,
+    lines_of: Callable[[Path], Sequence[str]],
+    codec: PositionCodec,
+    version_of: Callable[[Path], int | None],
+    document_changes: bool,
+) -> types.WorkspaceEdit:
+    """A core rename plan as one WorkspaceEdit: every text edit (on the files' current
+    URIs), then the file moves. Clients without ``documentChanges`` get ``changes``; a plan
+    that moves files needs ``documentChanges`` (the caller checks the client can rename)."""
+    if not document_changes:
+        return types.WorkspaceEdit(
+            changes={
+                path_to_uri(path): text_edits(edits, codec, lines_of(path))
+                for path, edits in plan.edits.items()
+            }
+        )
+    changes: list[
+        types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile
+    ] = []
+    for path, edits in sorted(plan.edits.items()):
+        lines = lines_of(path)
+        changes.append(
+            types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(
+                    uri=path_to_uri(path), version=version_of(path)
+                ),
+                edits=list(text_edits(edits, codec, lines)),
+            )
+        )
+    for old, new in plan.moves:
+        changes.append(
+            types.RenameFile(
+                old_uri=path_to_uri(old),
+                new_uri=path_to_uri(new),
+                options=types.RenameFileOptions(overwrite=False, ignore_if_exists=False),
+            )
+        )
+    return types.WorkspaceEdit(document_changes=changes)
+
+
+def create_file_edit(path: Path, content: str) -> types.WorkspaceEdit:
+    """Create ``path`` — never over an existing file (``ignoreIfExists``) — with ``content``."""
+    uri = path_to_uri(path)
+    return types.WorkspaceEdit(
+        document_changes=[
+            types.CreateFile(
+                uri=uri, options=types.CreateFileOptions(overwrite=False, ignore_if_exists=True)
+            ),
+            types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
+                edits=[
+                    types.TextEdit(types.Range(types.Position(0, 0), types.Position(0, 0)), content)
+                ],
+            ),
+        ]
+    )

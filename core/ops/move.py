@@ -50,7 +50,7 @@ from memls.core.graph import (
     relative_path,
     slug,
 )
-from memls.core.model import Range, TextEdit
+from memls.core.model import Document, FileKind, Position, Range, TextEdit
 from memls.core.ops import OpError, OpResult
 from memls.core.ops._text import encode, read_text
 from memls.core.ops.checkpoint import sanitize_name
@@ -173,26 +173,38 @@ def _renamed_basename(ref: Ref, old_file: str, new_file: str) -> str:
     return text.rsplit("/", 1)[0] + "/" + new_file if "/" in text else new_file
 
 
-def plan_file_move(ws: Workspace, old: Path, new: Path) -> MovePlan:
-    """Move (or rename) a memory file and rewrite every path that leads to it."""
+def plan_file_move(ws: Workspace, old: Path, new: Path, *, strict: bool = True) -> MovePlan:
+    """Move (or rename) a memory file and rewrite every path that leads to it.
+
+    ``strict=False`` is for a move the editor makes anyway (``willRenameFiles``): the new
+    place is not checked, only the links are planned."""
     root = ws.root
     old = Path(os.path.normpath(old if old.is_absolute() else root / old))
     if old not in ws.paths():
         raise OpError(f"{old} is not a memory file of {root}")
-    if old.is_symlink():
+    if strict and old.is_symlink():
         raise UnsafePathError(f"{old.name} is a symlink; memls does not move links")
-    new = check_memory_path(ws, new, old)
+    if strict:
+        new = check_memory_path(ws, new, old)
+    else:
+        new = Path(os.path.normpath(new if new.is_absolute() else root / new))
     if new == old:
         raise OpError(f"{old.name} is already there")
     old_cp, new_cp = checkpoint_name(old), checkpoint_name(new)
     if old_cp is not None and new_cp is not None and old.parent == new.parent == root:
-        plan = plan_checkpoint_rename(ws, old_cp, new_cp)
-        if plan.new != new_cp:
+        try:
+            plan = plan_checkpoint_rename(ws, old_cp, new_cp)
+        except (OpError, UnsafePathError):
+            if strict:
+                raise
+            plan = None
+        if plan is not None and plan.new == new_cp:
+            return plan
+        if strict:
             raise UnsafePathError(
-                f"{new.name}: a checkpoint file is named checkpoint-{plan.new}.md "
+                f"{new.name}: a checkpoint file is named checkpoint-{sanitize_name(new_cp)}.md "
                 "(lowercase, no spaces); rename it to that"
             )
-        return plan
     graph = graph_of(ws)
     edits: dict[Path, list[TextEdit]] = {}
     for ref in graph.refs_to(old):
@@ -215,9 +227,9 @@ def plan_file_move(ws: Workspace, old: Path, new: Path) -> MovePlan:
         notes.append(f"{old.name} is a checkpoint; after the move its bullet no longer has a file")
     if new_cp is not None and new.parent == root:
         notes.append(f"{new.name} becomes checkpoint '{new_cp}', which has no bullet yet")
-    old_rel = old.relative_to(root).as_posix()
-    new_rel = new.relative_to(root).as_posix()
-    return MovePlan("file", old_rel, new_rel, ((old, new),), _frozen(edits), tuple(notes))
+    return MovePlan(
+        "file", _rel(root, old), _rel(root, new), ((old, new),), _frozen(edits), tuple(notes)
+    )
 
 
 def _rewritten(ref: Ref, new: Path, source_after: Path, root: Path) -> str | None:
@@ -287,6 +299,78 @@ def _frozen(edits: dict[Path, list[TextEdit]]) -> dict[Path, tuple[TextEdit, ...
         unique = sorted(set(group), key=lambda e: (e.range.start, e.range.end))
         out[path] = tuple(unique)
     return out
+
+
+# -- what a position renames (the language server's prepareRename / rename) ------
+@dataclass(frozen=True)
+class RenameTarget:
+    """What a rename at a position renames, the text it replaces and what to offer."""
+
+    kind: str  # "checkpoint" | "file" | "heading"
+    range: Range  # in the document the position is in
+    placeholder: str
+    name: str | None = None  # checkpoint
+    path: Path | None = None  # file or heading's file
+    anchor: str | None = None  # heading
+    ref: Ref | None = None  # the link the rename starts from (files)
+
+
+def rename_at(ws: Workspace, doc: Document, pos: Position) -> RenameTarget | None:
+    """The renameable thing at ``pos``: a checkpoint name (bullet, ``continue`` line,
+    ``# Checkpoint:`` title), a memory file (from a link to it) or a heading (from a
+    ``#anchor`` or the heading itself). Raises :class:`OpError` for what cannot be renamed."""
+    graph = graph_of(ws)
+    ref = graph.ref_at(doc.path, pos)
+    if ref is not None:
+        on_anchor = ref.anchor_range is not None and ref.anchor_range.contains(pos)
+        if ref.kind in NAME_KINDS and ref.range.contains(pos):
+            return RenameTarget("checkpoint", ref.range, ref.text, name=ref.text)
+        if ref.kind in NAME_KINDS:
+            return None
+        if (on_anchor or ref.kind == ANCHOR) and ref.anchor and ref.anchor_range is not None:
+            node = graph.heading(ref.target, ref.anchor)
+            if node is None:
+                raise OpError(f"{ref.target.name} has no heading #{ref.anchor} to rename")
+            return RenameTarget(
+                "heading", ref.anchor_range, node.heading.title, path=ref.target, anchor=ref.anchor
+            )
+        if not ref.exists:
+            raise OpError(f"{ref.text} does not exist, so there is nothing to rename")
+        return RenameTarget("file", ref.range, ref.text, path=ref.target, ref=ref)
+    title = checkpoint_title_range(doc) if doc.kind is FileKind.CHECKPOINT else None
+    name = checkpoint_name(doc.path)
+    if title is not None and title.contains(pos) and name is not None:
+        return RenameTarget("checkpoint", title, name, name=name)
+    for h in doc.headings:
+        if h.line == pos.line and h.title and (title is None or h.line != title.start.line):
+            return RenameTarget("heading", h.title_range, h.title, path=doc.path, anchor=h.title)
+    return None
+
+
+def plan_rename(ws: Workspace, target: RenameTarget, new_text: str) -> MovePlan:
+    """The plan for renaming ``target`` to what the user typed over its placeholder."""
+    if target.kind == "checkpoint":
+        assert target.name is not None
+        return plan_checkpoint_rename(ws, target.name, new_text)
+    if target.kind == "heading":
+        assert target.path is not None
+        assert target.anchor is not None
+        return plan_heading_rename(ws, target.path, target.anchor, new_text)
+    assert target.path is not None
+    assert target.ref is not None
+    ref = target.ref
+    written = new_text.strip()
+    if not written:
+        raise OpError("the new path is empty")
+    if ref.kind == WIKILINK:
+        stem = written[:-3] if written.casefold().endswith(".md") else written
+        new = ws.root / f"{stem}.md" if "/" in stem else target.path.parent / f"{stem}.md"
+    elif written.startswith(("/", "~")):
+        new = Path(os.path.expanduser(written))
+    else:
+        base = ws.root if ref.via_root else ref.source.parent
+        new = base / written
+    return plan_file_move(ws, target.path, new)
 
 
 # -- applying (the command line and the agent) -----------------------------------
@@ -422,6 +506,7 @@ def _range_json(rng: Range) -> dict[str, dict[str, int]]:
 
 __all__ = [
     "MovePlan",
+    "RenameTarget",
     "apply_plan",
     "check_memory_path",
     "heading_title",
@@ -430,4 +515,6 @@ __all__ = [
     "plan_file_move",
     "plan_for",
     "plan_heading_rename",
+    "plan_rename",
+    "rename_at",
 ]

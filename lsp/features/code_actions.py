@@ -13,6 +13,7 @@ from memls.core.model import Diagnostic, Document, FileKind
 from memls.core.workspace import Workspace, checkpoint_name
 from memls.lsp import convert
 from memls.lsp.features import LanguageFeature
+from memls.lsp.features.file_ops import create_missing_actions
 
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.memls"
 SAVE_CHECKPOINT = "source.memls.saveCheckpoint"
@@ -98,6 +99,7 @@ class CodeActions(LanguageFeature):
                     )
                 )
         actions.extend(self._operations(uri, ws, doc, diagnostics, first, last, lsp_diag))
+        actions.extend(create_missing_actions(ws, doc, first, last, diagnostics, lsp_diag))
         return actions
 
     def _operations(

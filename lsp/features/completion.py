@@ -1,6 +1,7 @@
 """Completions (§7): section headings the file kind still lacks, branch names after
 ``Branch:``, checkpoint names in Active Checkpoints bullets and after ``continue ``, bundle
-item kinds, memory file paths in pointers, and ``Saved:`` now."""
+item kinds, memory file paths in pointers, ``Saved:`` now, ``[Title](path)`` links after
+``[`` and heading anchors after ``file.md#`` (or ``[[name#``)."""
 
 from __future__ import annotations
 
@@ -12,16 +13,18 @@ from pathlib import Path
 from lsprotocol import types
 
 from memls.core.bundle import BUNDLE_TITLE, STEP_TEMPLATES, STEPS
+from memls.core.graph import file_title, slug
 from memls.core.handoff import HANDOFF_SECTIONS, canonical_section
 from memls.core.model import Document, FileKind, Position, Range, Section
 from memls.core.ops._text import bullet_stamp
 from memls.core.ops.index import bullet_line
+from memls.core.parse import kind_for
 from memls.core.rules.checkpoint import REQUIRED_SECTIONS, checkpoint_facts
 from memls.core.workspace import Workspace
 from memls.lsp.convert import PositionCodec
 from memls.lsp.features import LanguageFeature
 
-TRIGGER_CHARACTERS = ("#", " ", "*", "(", "`", "]", "/")
+TRIGGER_CHARACTERS = ("#", " ", "*", "(", "`", "]", "/", "[")
 SAVED_FORMAT = "%Y-%m-%d %H:%M"
 
 _HEADING = re.compile(r"^#{1,2}(?:\s+(?P<title>.*))?$|^#$")
@@ -30,6 +33,10 @@ _BULLET = re.compile(r"^\s*[-*+]\s+(?:\*\*)?(?P<partial>[\w.-]*)$")
 _CONTINUE = re.compile(r"\bcontinue\s+`?(?P<partial>[\w.-]*)$")
 _TASK = re.compile(r"^\s*[-*+]\s+\[[ xX]\]\s*(?P<partial>\w*)$")
 _POINTER = re.compile(r"(?:\]\(|`)(?P<partial>[^`()\s]*)$")
+_ANCHOR = re.compile(
+    r"(?:\]\(\s*<?(?P<path>[^()\s#<>]*)|\[\[(?P<wiki>[^\[\]|#\n]*))#(?P<partial>[^()\s\]#]*)$"
+)
+_OPEN_LINK = re.compile(r"(?<![\[\]!\\])\[(?P<partial>[^\[\]()`]*)$")
 
 
 class Completion(LanguageFeature):
@@ -104,6 +111,21 @@ def complete(
         return [
             _item(name, types.CompletionItemKind.File, replacing(start), text, "checkpoint bullet")
             for name, text in checkpoint_bullets(ws)
+        ]
+    if m := _ANCHOR.search(prefix):
+        target = anchor_file(ws, doc, m.group("path"), m.group("wiki"))
+        start = m.start("partial")
+        return [
+            _item(title, types.CompletionItemKind.Reference, replacing(start), anchor, where)
+            for title, anchor, where in heading_anchors(ws, target)
+        ]
+    if m := _OPEN_LINK.search(prefix):
+        start = m.start()
+        end = pos.character + (1 if line[pos.character : pos.character + 1] == "]" else 0)
+        rng = codec.range_to_lsp(Range.of(pos.line, start, pos.line, end), doc.lines)
+        return [
+            _item(title, types.CompletionItemKind.File, rng, f"[{title}]({rel})", rel)
+            for title, rel in link_choices(ws, doc)
         ]
     if m := _POINTER.search(prefix):
         start = m.start("partial")
@@ -199,3 +221,48 @@ def pointer_paths(ws: Workspace, doc: Document) -> list[str]:
             continue
         out.append(Path(os.path.relpath(path, base)).as_posix())
     return sorted(out)
+
+
+def anchor_file(ws: Workspace, doc: Document, path: str | None, wiki: str | None) -> Path | None:
+    """The memory file a ``path#`` or ``[[name#`` being typed names (``#`` alone: this file)."""
+    known = set(ws.paths())
+    if wiki is not None:
+        stem = wiki.strip()
+        stem = stem[:-3] if stem.casefold().endswith(".md") else stem
+        key = stem.rsplit("/", 1)[-1].casefold()
+        return next((p for p in sorted(known) if p.stem.casefold() == key), None)
+    if not path:
+        return doc.path
+    for base in (doc.path.parent, ws.root):
+        candidate = Path(os.path.normpath(base / path))
+        if candidate in known:
+            return candidate
+    return None
+
+
+def heading_anchors(ws: Workspace, path: Path | None) -> list[tuple[str, str, str]]:
+    """(heading title, anchor, detail) for each heading of ``path``."""
+    if path is None:
+        return []
+    target = ws.document(path)
+    if target is None:
+        return []
+    return [
+        (h.title, slug(h.title), f"{'#' * h.level} heading in {path.name}")
+        for h in target.headings
+        if h.title
+    ]
+
+
+def link_choices(ws: Workspace, doc: Document) -> list[tuple[str, str]]:
+    """(title, relative path) of every other memory file, for ``[Title](path)``."""
+    base = doc.path.parent
+    out = []
+    for path in ws.paths():
+        if path == doc.path or kind_for(path) is FileKind.TRANSCRIPT:
+            continue
+        target = ws.document(path)
+        title = file_title(target) if target is not None else None
+        label = title.title if title is not None and title.title else path.stem
+        out.append((label, Path(os.path.relpath(path, base)).as_posix()))
+    return sorted(out, key=lambda item: (item[1].count("/"), item[0].casefold()))

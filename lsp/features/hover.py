@@ -1,5 +1,6 @@
 """Hover: on a checkpoint bullet (or ``continue name``) the checkpoint's Saved, Branch,
-Next Action and staleness; on a ``Branch:`` line whether that branch exists and is current."""
+Next Action and staleness; on a ``Branch:`` line whether that branch exists and is current;
+on any link to a memory file its title, description, first lines and reference count."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import datetime as _dt
 
 from lsprotocol import types
 
-from memls.core.model import Document
+from memls.core.graph import NAME_KINDS, Ref, file_title, relative_path
+from memls.core.model import Document, Range
 from memls.core.workspace import Workspace
 from memls.lsp.features import LanguageFeature
 from memls.lsp.references import checkpoint_ref_at
@@ -32,9 +34,67 @@ class Hover(LanguageFeature):
                 if field.line == pos.line and field.name.casefold() == "branch":
                     text = branch_summary(ws, field.value)
                     return _markdown(text, codec.range_to_lsp(field.value_range, doc.lines))
+            link = ws.graph().ref_at(doc.path, pos)
+            if link is not None and link.kind not in NAME_KINDS:
+                rng = (
+                    link.range
+                    if link.anchor_range is None
+                    else _span(link.range, link.anchor_range)
+                )
+                return _markdown(link_summary(ws, link), codec.range_to_lsp(rng, doc.lines))
             return None
 
         return await self.server.memory.run(compute)
+
+
+FIRST_LINES = 6
+"""Lines of a linked file's text (or of the linked section) a link hover shows."""
+
+
+def link_summary(ws: Workspace, ref: Ref) -> str:
+    """A link's target: its title and description, its first lines (or the linked
+    section's), and how many places point at it."""
+    target = ref.target
+    shown = relative_path(target, ws.root) if target.is_relative_to(ws.root) else str(target)
+    doc = ws.document(target) if ref.exists else None
+    if doc is None:
+        return f"`{shown}` does not exist — the quick fix can create it."
+    graph = ws.graph()
+    title = file_title(doc)
+    out = [f"**{title.title}** — `{shown}`" if title is not None else f"`{shown}`"]
+    description = doc.frontmatter.get("description") if doc.frontmatter is not None else None
+    if description is not None and isinstance(description.value, str) and description.value:
+        out += ["", f"_{description.value}_"]
+    start = doc.frontmatter.end_line + 1 if doc.frontmatter is not None else 0
+    end = len(doc.lines)
+    if ref.anchor:
+        node = graph.heading(target, ref.anchor)
+        if node is None:
+            out += ["", f"No heading `#{ref.anchor}` in this file."]
+            start = end
+        else:
+            section = next(s for s in doc.sections if s.heading.line == node.heading.line)
+            out += ["", f"§ **{node.heading.title}**"]
+            start, end = section.body_start, section.end_line
+    body = [
+        line
+        for line in doc.lines[start:end]
+        if line.strip() and not (title is not None and line.lstrip().startswith("# "))
+    ][:FIRST_LINES]
+    if body:
+        out += ["", "```markdown", *body, "```"]
+    count = graph.count(target, ref.anchor)
+    files = len({r.source for r in graph.refs_to(target, ref.anchor)})
+    out += [
+        "",
+        f"Referenced from {count} place{'s' if count != 1 else ''}"
+        f" in {files} file{'s' if files != 1 else ''}.",
+    ]
+    return "\n".join(out)
+
+
+def _span(a: Range, b: Range) -> Range:
+    return Range(min(a.start, b.start), max(a.end, b.end))
 
 
 def _markdown(text: str, rng: types.Range) -> types.Hover:

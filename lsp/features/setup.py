@@ -14,15 +14,21 @@ from memls.lsp import convert
 from memls.lsp.commands import SERVER_COMMANDS
 from memls.lsp.convert import PositionCodec
 from memls.lsp.features.code_actions import CODE_ACTION_KINDS, CodeActions
+from memls.lsp.features.codelens import CodeLens
 from memls.lsp.features.commands import Commands
 from memls.lsp.features.completion import TRIGGER_CHARACTERS, Completion
 from memls.lsp.features.definition import Definition
 from memls.lsp.features.diagnostics import Diagnostics, client_pulls
+from memls.lsp.features.file_ops import REGISTRATION as FILE_OPERATIONS
+from memls.lsp.features.file_ops import FileOperations
 from memls.lsp.features.folding import Folding
 from memls.lsp.features.hover import Hover
 from memls.lsp.features.links import Links
+from memls.lsp.features.references import References
+from memls.lsp.features.rename import Rename
 from memls.lsp.features.symbols import Symbols
 from memls.lsp.features.watch import Watch
+from memls.lsp.features.workspace_symbols import WorkspaceSymbols
 from memls.lsp.server import MemlsServer
 from memls.lsp.settings import Settings
 
@@ -38,6 +44,11 @@ def register(server: MemlsServer) -> None:
     links = Links(server)
     symbols = Symbols(server)
     folding = Folding(server)
+    references = References(server)
+    codelens = CodeLens(server)
+    rename = Rename(server)
+    file_ops = FileOperations(server)
+    workspace_symbols = WorkspaceSymbols(server)
     server.features = [
         diagnostics,
         watch,
@@ -49,6 +60,11 @@ def register(server: MemlsServer) -> None:
         links,
         symbols,
         folding,
+        references,
+        codelens,
+        rename,
+        file_ops,
+        workspace_symbols,
     ]
 
     @server.feature(types.INITIALIZE)
@@ -165,6 +181,40 @@ def register(server: MemlsServer) -> None:
         ls: MemlsServer, params: types.FoldingRangeParams
     ) -> list[types.FoldingRange]:
         return await folding.folding_ranges(params)
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    async def on_references(ls: MemlsServer, params: types.ReferenceParams) -> list[types.Location]:
+        return await references.references(params)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+    async def on_code_lens(ls: MemlsServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+        return await codelens.code_lens(params)
+
+    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+    async def on_prepare_rename(
+        ls: MemlsServer, params: types.PrepareRenameParams
+    ) -> types.PrepareRenamePlaceholder | None:
+        return await rename.prepare_rename(params)
+
+    @server.feature(types.TEXT_DOCUMENT_RENAME)
+    async def on_rename(ls: MemlsServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+        return await rename.rename(params)
+
+    @server.feature(types.WORKSPACE_WILL_RENAME_FILES, FILE_OPERATIONS)
+    async def on_will_rename(
+        ls: MemlsServer, params: types.RenameFilesParams
+    ) -> types.WorkspaceEdit | None:
+        return await file_ops.will_rename(params)
+
+    @server.feature(types.WORKSPACE_DID_RENAME_FILES, FILE_OPERATIONS)
+    async def on_did_rename(ls: MemlsServer, params: types.RenameFilesParams) -> None:
+        await file_ops.did_rename(params)
+
+    @server.feature(types.WORKSPACE_SYMBOL)
+    async def on_workspace_symbol(
+        ls: MemlsServer, params: types.WorkspaceSymbolParams
+    ) -> list[types.SymbolInformation]:
+        return await workspace_symbols.symbols(params)
 
     @server.feature(types.SHUTDOWN)
     async def on_shutdown(ls: MemlsServer, params: Any) -> None:
