@@ -1,0 +1,257 @@
+"""`memls mcp` through the MCP SDK's own stdio client (``ClientSession`` + ``stdio_client``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp", reason="the mcp extra is not installed (pip install 'memls[mcp]')")
+
+import mcp_types as types
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from tests.agent_fixtures import diagnostics, make_project, memls_json, write_turns
+
+TOOLS = {
+    "recall_search",
+    "recall_status",
+    "checkpoint_save",
+    "checkpoint_resume",
+    "checkpoint_list",
+    "checkpoint_clear",
+    "handoff_refresh",
+    "log_append",
+    "memory_check",
+    "snapshot_save",
+}
+
+
+@asynccontextmanager
+async def connect(
+    root: Path, cwd: Path, notes: list[Any] | None = None
+) -> AsyncIterator[ClientSession]:
+    """An initialized client session with ``memls mcp --root ROOT`` started in ``cwd``."""
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "memls", "mcp", "--root", str(root)], cwd=str(cwd)
+    )
+
+    async def handler(message: Any) -> None:
+        if notes is not None:
+            notes.append(message)
+
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write, message_handler=handler) as session,
+    ):
+        with anyio.fail_after(60):
+            await session.initialize()
+        yield session
+
+
+def payload(result: types.CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    data = json.loads(block.text)
+    assert isinstance(data, dict)
+    return data
+
+
+def refusal(result: types.CallToolResult) -> str:
+    assert result.is_error
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    return block.text
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path)
+
+
+async def test_every_tool_prompt_and_instruction_is_offered(project: Path) -> None:
+    async with connect(project, project) as session:
+        tools = (await session.list_tools()).tools
+        assert {t.name for t in tools} == TOOLS
+        for tool in tools:
+            assert tool.description
+            assert tool.input_schema["type"] == "object"
+        save = next(t for t in tools if t.name == "checkpoint_save")
+        assert save.input_schema["required"] == ["next_action"]
+        assert set(save.input_schema["properties"]) >= {"name", "done", "failed", "expect_sha"}
+        prompts = (await session.list_prompts()).prompts
+        assert {p.name for p in prompts} == {"resume", "checkpoint"}
+
+
+async def test_checkpoint_save_writes_the_file_and_bullet_and_check_is_clean(
+    project: Path,
+) -> None:
+    async with connect(project, project) as session:
+        result = await session.call_tool(
+            "checkpoint_save",
+            {
+                "next_action": "Wire argon2id into signup\nFiles: `auth/hash.py`",
+                "done": ["Chose argon2id"],
+                "failed": ["bcrypt: 72-byte input limit"],
+            },
+        )
+        data = payload(result)
+        listed = payload(await session.call_tool("checkpoint_list", {}))
+    path = project / "checkpoint-feature-login.md"
+    assert data["path"] == str(path)
+    assert data["changed"] is True
+    assert len(data["sha"]) == 64
+    assert data["hint"].startswith("/compact focus on: Wire argon2id into signup")
+    text = path.read_text(encoding="utf-8")
+    assert "## Next Action: Wire argon2id into signup" in text
+    assert "- bcrypt: 72-byte input limit" in text
+    index = (project / "MEMORY.md").read_text(encoding="utf-8")
+    assert "- **feature-login** (feature/login, " in index
+    assert [row["name"] for row in listed["checkpoints"]] == ["feature-login"]
+    check = subprocess.run(
+        [sys.executable, "-m", "memls", "check", "--root", str(project)],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert " error" not in check.stdout.split("\n")[-2]
+
+
+async def test_recall_search_finds_a_word_written_after_the_server_started(
+    project: Path,
+) -> None:
+    sessions = project / "transcripts"
+    sessions.mkdir()
+    transcript = sessions / "a1b2.jsonl"
+    write_turns(transcript, [("Which queue do we use?", "RabbitMQ for now.")])
+    async with connect(project, project) as session:
+        first = payload(await session.call_tool("recall_search", {"query": "RabbitMQ"}))
+        assert first["results"]
+        assert first["results"][0]["path"] == "transcripts/a1b2.jsonl"
+        again = payload(await session.call_tool("recall_search", {"query": "RabbitMQ"}))
+        assert again["index"] == "up to date"  # nothing changed: no re-index
+        write_turns(transcript, [("And the dead letters?", "Park them in the narwhal queue.")], 1)
+        found = payload(await session.call_tool("recall_search", {"query": "narwhal", "limit": 3}))
+        status = payload(await session.call_tool("recall_status", {}))
+    assert found["index"] != "up to date"
+    hit = found["results"][0]
+    assert hit["path"] == "transcripts/a1b2.jsonl"
+    assert "narwhal" in hit["snippet"]
+    assert {"start_line", "end_line", "kind", "heading", "score"} <= set(hit)
+    assert found["mode"] == "hybrid"
+    assert found["degraded"] is False
+    assert status["model"] == "memls-hash"
+
+
+async def test_an_unsafe_name_is_refused_like_the_cli_and_the_server_keeps_serving(
+    project: Path,
+) -> None:
+    cli = memls_json(
+        project, "checkpoint", "save", "../x", "--next", "y", "--root", str(project), "--json"
+    )
+    before = sorted(p.name for p in project.parent.rglob("*"))
+    async with connect(project, project) as session:
+        bad = await session.call_tool("checkpoint_save", {"name": "../x", "next_action": "y"})
+        assert refusal(bad) == cli["error"]
+        assert bad.structured_content == {"error": cli["error"], "exit_code": 2}
+        assert sorted(p.name for p in project.parent.rglob("*")) == before
+        missing = await session.call_tool("checkpoint_resume", {"name": "nope"})
+        assert "not found" in refusal(missing)
+        wrong = await session.call_tool("checkpoint_save", {"name": "x"})
+        assert "next_action" in refusal(wrong)
+        good = await session.call_tool("checkpoint_save", {"name": "x", "next_action": "y"})
+        assert payload(good)["changed"] is True
+        stale = await session.call_tool(
+            "checkpoint_save", {"name": "x", "next_action": "z", "expect_sha": "0" * 64}
+        )
+        assert "changed since you read it" in refusal(stale)
+        assert stale.structured_content is not None
+        assert stale.structured_content["exit_code"] == 3
+        assert stale.structured_content["current_sha"] == payload(good)["sha"]
+    assert (project / "checkpoint-x.md").is_file()
+
+
+async def test_concurrent_saves_from_two_clients_lose_nothing(project: Path) -> None:
+    names = [f"task-{i}" for i in range(8)]
+    results: dict[str, dict[str, Any]] = {}
+    async with connect(project, project) as one, connect(project, project) as two:
+
+        async def save(session: ClientSession, name: str) -> None:
+            result = await session.call_tool(
+                "checkpoint_save", {"name": name, "next_action": f"Continue {name}"}
+            )
+            results[name] = payload(result)
+
+        async with anyio.create_task_group() as group:
+            for i, name in enumerate(names):
+                group.start_soon(save, one if i % 2 else two, name)
+    assert sorted(results) == names
+    index = (project / "MEMORY.md").read_text(encoding="utf-8")
+    for name in names:
+        assert (project / f"checkpoint-{name}.md").is_file()
+        assert index.count(f"- **{name}** (") == 1
+    check = memls_json(project, "check", "--format", "json", "--root", str(project))
+    assert [d for d in diagnostics(check) if d["code"].startswith("IX")] == []
+
+
+async def test_log_handoff_check_and_resume_go_through_the_core_operations(
+    project: Path,
+) -> None:
+    async with connect(project, project) as session:
+        payload(await session.call_tool("checkpoint_save", {"next_action": "Ship it"}))
+        logged = payload(
+            await session.call_tool(
+                "log_append", {"title": "Chose argon2id", "body": "Why: review."}
+            )
+        )
+        handoff = payload(await session.call_tool("handoff_refresh", {}))
+        checked = payload(await session.call_tool("memory_check", {"path": "MEMORY.md"}))
+        resumed = payload(await session.call_tool("checkpoint_resume", {}))
+        outside = await session.call_tool("memory_check", {"path": "../../etc/passwd"})
+        prompt = await session.get_prompt("resume", {})
+    assert logged["heading"].endswith("— Chose argon2id")
+    assert "Why: review." in (project / "LOG.md").read_text(encoding="utf-8")
+    assert Path(handoff["file"]).is_file()
+    cli = memls_json(project, "check", "--format", "json", "MEMORY.md")
+    assert checked["diagnostics"] == diagnostics(cli)
+    assert "Next Action: Ship it" in resumed["message"]
+    assert "outside the memory root" in refusal(outside)
+    text = prompt.messages[0].content
+    assert isinstance(text, types.TextContent)
+    assert "Next Action: Ship it" in text.text
+
+
+async def test_memory_files_are_resources_with_change_notifications(project: Path) -> None:
+    notes: list[Any] = []
+    async with connect(project, project, notes) as session:
+        listed = (await session.list_resources()).resources
+        assert [r.name for r in listed] == ["MEMORY.md"]
+        read = await session.read_resource("memls://memory/MEMORY.md")
+        first = read.contents[0]
+        assert isinstance(first, types.TextResourceContents)
+        assert first.text == "# Memory\n"
+        payload(await session.call_tool("checkpoint_save", {"next_action": "Go"}))
+        with anyio.fail_after(20):
+            while not any(isinstance(n, types.ResourceListChangedNotification) for n in notes):
+                await anyio.sleep(0.05)
+        names = [r.name for r in (await session.list_resources()).resources]
+        assert names == ["MEMORY.md", "checkpoint-feature-login.md"]
+        with pytest.raises(Exception, match="no memory file"):
+            await session.read_resource("memls://memory/../../secret.md")
+
+
+async def test_a_missing_root_is_a_tool_error_not_a_crash(tmp_path: Path) -> None:
+    async with connect(tmp_path / "nowhere", tmp_path) as session:
+        result = await session.call_tool("checkpoint_list", {})
+        assert "does not exist" in refusal(result)
+        assert (await session.list_resources()).resources == []
