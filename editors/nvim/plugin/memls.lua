@@ -124,3 +124,36 @@ vim.api.nvim_create_user_command('MemlsRecall', function(opts)
     end
   end)
 end, { nargs = '+', desc = 'memls: recall search into the quickfix list' })
+
+-- Code lens "N references" over topic file titles and checkpoint headings: clicking
+-- (`vim.lsp.codelens.run()`) lists the places in the quickfix list.
+vim.lsp.commands['memls.showReferences'] = function(command, ctx)
+  local locations = (command.arguments or {})[3] or {}
+  local c = vim.lsp.get_client_by_id(ctx.client_id)
+  local items = vim.lsp.util.locations_to_items(locations, c and c.offset_encoding or 'utf-16')
+  vim.fn.setqflist({}, ' ', { title = 'memls references', items = items })
+  if #items > 0 then
+    vim.cmd('copen')
+  else
+    vim.notify('memls: no references', vim.log.levels.INFO)
+  end
+end
+
+vim.api.nvim_create_autocmd('LspAttach', {
+  group = vim.api.nvim_create_augroup('memls-codelens', { clear = true }),
+  callback = function(args)
+    local c = vim.lsp.get_client_by_id(args.data.client_id)
+    if not c or c.name ~= 'memls' or vim.g.memls_no_codelens then
+      return
+    end
+    local function refresh()
+      pcall(vim.lsp.codelens.refresh, { bufnr = args.buf })
+    end
+    refresh()
+    vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'BufWritePost' }, {
+      group = vim.api.nvim_create_augroup('memls-codelens-' .. args.buf, { clear = true }),
+      buffer = args.buf,
+      callback = refresh,
+    })
+  end,
+})
