@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -15,25 +16,50 @@ from memls.core.fsutil import atomic_write
 from memls.core.model import Diagnostic, Severity
 from memls.core.report import display_path, to_json, to_sarif
 from memls.core.rules import check_document, registry
-from memls.core.workspace import Workspace, discover_root, memory_files
+from memls.core.rules.recognise import recognised
+from memls.core.workspace import Workspace, enclosing_root, find_roots
 
 
 def _targets(paths: tuple[Path, ...], root: Path | None) -> dict[Path, list[Path] | None]:
-    """Root → the files to check there (None: every memory file of the root)."""
-    if not paths:
-        return {discover_root(Path.cwd(), root) or Path.cwd().resolve(): None}
+    """Root → the files to check there (None: every memory file of the root).
+
+    A folder (or the current directory when no path is given) is searched for its memory
+    roots: the root it lies in, else the folder itself when it holds memory, the memory
+    folders under it (``.claude/memory``, ``memory/`` …) and Claude Code's auto memory.
+    """
+    if root is not None:
+        if not paths:
+            return {root.resolve(): None}
+        out_explicit: dict[Path, list[Path] | None] = {root.resolve(): []}
+        for path in paths:
+            current = out_explicit[root.resolve()]
+            if path.is_dir() or current is None:
+                out_explicit[root.resolve()] = None
+            else:
+                current.append(path.resolve())
+        return out_explicit
     out: dict[Path, list[Path] | None] = {}
-    for path in paths:
-        found = discover_root(path, root)
+    for path in paths or (Path.cwd(),):
         if path.is_dir():
-            base = found or path.resolve()
-            out.setdefault(base, None)
+            for base in _folder_roots(path):
+                out[base] = None
             continue
-        base = found or path.resolve().parent
+        base = enclosing_root(path) or path.resolve().parent
         current = out.setdefault(base, [])
         if current is not None:
             current.append(path.resolve())
     return out
+
+
+def _folder_roots(folder: Path) -> list[Path]:
+    folder = folder.resolve()
+    inside = enclosing_root(folder)
+    if inside is not None and inside != folder:
+        return [inside]
+    found = find_roots(folder)
+    if inside is not None and inside not in found:
+        found.insert(0, inside)
+    return found
 
 
 @click.command()
@@ -52,6 +78,12 @@ def _targets(paths: tuple[Path, ...], root: Path | None) -> dict[Path, list[Path
     "--fix", is_flag=True, help="Apply safe fixes (atomically), then report what remains."
 )
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors remain.")
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Say which roots were checked, the layout chosen for each and why.",
+)
 def check(
     paths: tuple[Path, ...],
     root: Path | None,
@@ -60,6 +92,7 @@ def check(
     ignore: tuple[str, ...],
     fix: bool,
     exit_zero: bool,
+    verbose: bool,
 ) -> None:
     """Check memory files (default: the discovered memory root) against the rules.
 
@@ -70,6 +103,8 @@ def check(
         raise InvalidInput(f"memory root {root} does not exist or is not a directory")
     diags: list[Diagnostic] = []
     fixed_total = 0
+    checked: list[dict[str, Any]] = []
+    searched = [p.resolve() for p in paths if p.is_dir()] or ([] if paths else [Path.cwd()])
     for base, files in _targets(paths, root).items():
         try:
             config = load_config(base)
@@ -84,7 +119,7 @@ def check(
         _check_codes(config.select, "select")
         _check_codes(config.ignore, "ignore")
         ws = Workspace(base, config)
-        targets = files if files is not None else memory_files(ws.root)
+        targets = files if files is not None else ws.paths()
         for path in [p for p in targets if p.suffix.lower() != ".md"]:
             click.echo(f"skipped {display_path(path)}: not a Markdown memory file", err=True)
             targets = [p for p in targets if p != path]
@@ -98,15 +133,61 @@ def check(
             doc = ws.document(path)
             if doc is not None:
                 diags.extend(check_document(ws, doc))
+        checked.append(_root_report(ws, targets))
 
     if fmt == "json":
-        click.echo(json.dumps(to_json(diags), indent=2))
+        data = {"roots": checked, "diagnostics": to_json(diags)}
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     elif fmt == "sarif":
         click.echo(json.dumps(to_sarif(diags), indent=2))
     else:
+        if not checked:
+            where = ", ".join(display_path(p) for p in searched) or "."
+            click.echo(
+                f"No memory found in {where}: looked for MEMORY.md, LOG.md, checkpoint-*.md, "
+                ".handoff.md, memory folders (.claude/memory, memory/ …) and Claude Code's "
+                "auto memory (~/.claude/projects/<slug>/memory). Give the root with --root."
+            )
+        else:
+            _print_roots(checked, verbose)
         _print_text(diags, fixed_total, fix)
     errors = sum(1 for d in diags if d.severity is Severity.ERROR)
     sys.exit(1 if errors and not exit_zero else 0)
+
+
+def _root_report(ws: Workspace, files: list[Path]) -> dict[str, Any]:
+    choice = ws.layout_choice
+    return {
+        "path": display_path(ws.root),
+        "layout": choice.layout.value,
+        "evidence": list(choice.evidence),
+        "scores": dict(choice.scores),
+        "project_folder": choice.project_folder,
+        "repository": display_path(ws.repo_root) if ws.repo_root is not None else None,
+        "files": len(files),
+        "notes": recognised(ws, files),
+    }
+
+
+def _print_roots(checked: list[dict[str, Any]], verbose: bool) -> None:
+    if not verbose:
+        shown = ", ".join(f"{r['path']} ({r['layout']}, {r['files']} files)" for r in checked)
+        click.echo(f"Checked {'root' if len(checked) == 1 else 'roots'}: {shown}")
+        return
+    for r in checked:
+        click.echo(f"Checked {r['path']}: {r['files']} memory files")
+        why = "; ".join(r["evidence"]) or "no layout-specific files"
+        scores = ", ".join(f"{k} {v}" for k, v in r["scores"].items())
+        click.echo(f"  layout: {r['layout']} ({why}) [scores: {scores}]")
+        if r["project_folder"]:
+            click.echo(
+                "  project folder: only memory files by name, and files the index links, "
+                "are checked"
+            )
+        if r["repository"]:
+            click.echo(f"  links resolve against: the file, the root, {r['repository']}")
+        for note in r["notes"]:
+            click.echo(f"  recognised: {note}")
 
 
 def _check_codes(prefixes: tuple[str, ...], option: str) -> None:

@@ -8,17 +8,80 @@ variants are read the same way as the ones memls writes.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from memls.core.model import Document, Section
 
 HANDOFF_SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Current State", ("Current Objective", "Status")),
-    ("Decisions", ("Decisions Made",)),
-    ("Open Work", ("Open Threads", "Open Questions")),
-    ("Verified Commands", ("Verified",)),
-    ("Non-Claims", ("Not Verified", "Untested")),
-    ("Drift / Risk Flags", ("Risks", "Drift")),
-    ("Next Steps", ("Next-Step Guidance", "Immediate Next Actions")),
+    (
+        "Current State",
+        (
+            "Current Objective",
+            "Status",
+            "Current Status",
+            "State",
+            "Where Things Stand",
+            "Where We Are",
+            "Committed State",
+            "Aktueller Stand",
+            "État actuel",
+            "Estado actual",
+            "当前状态",
+            "现状",
+        ),
+    ),
+    ("Decisions", ("Decisions Made", "Key Decisions", "Design Decisions", "Decision Log", "决策")),
+    (
+        "Open Work",
+        (
+            "Open Threads",
+            "Open Questions",
+            "Open Items",
+            "Open",
+            "Remaining",
+            "Remaining Work",
+            "What Remains",
+            "Backlog",
+            "In Progress",
+            "Pending",
+            "Outstanding",
+            "Todo",
+            "Known Issues",
+            "Blockers",
+            "Questions / Blockers",
+            "Offene Punkte",
+            "未完成的工作",
+            "待办",
+        ),
+    ),
+    ("Verified Commands", ("Verified", "Verification", "Commands Run", "Tests Run")),
+    ("Non-Claims", ("Not Verified", "Untested", "Unverified", "Not Tested", "Known Gaps")),
+    (
+        "Drift / Risk Flags",
+        ("Risks", "Drift", "Risk Flags", "Gotchas", "Failed Paths", "Failed Paths / Gotchas"),
+    ),
+    (
+        "Next Steps",
+        (
+            "Next-Step Guidance",
+            "Immediate Next Actions",
+            "Immediate Next Steps",
+            "Next",
+            "Next Actions",
+            "Next Action",
+            "Next Session",
+            "Next Session Tasks",
+            "Next-Agent Starting Position",
+            "Starting Position",
+            "How to Continue",
+            "What's Next",
+            "Resume Here",
+            "Nächste Schritte",
+            "Prochaines étapes",
+            "Próximos pasos",
+            "下一步",
+        ),
+    ),
 )
 """(canonical name, synonyms), in the order a handoff presents them."""
 
@@ -37,12 +100,14 @@ SECTION_HINTS: dict[str, str] = {
 """One-line guidance the skeleton of each section carries as an HTML comment."""
 
 _NUMBERING = re.compile(r"^\s*\d{1,3}[.)]\s*")
-_NON_WORD = re.compile(r"[^0-9a-z]+")
+_NON_WORD = re.compile(r"[\W_]+")
+_TRAILER = re.compile(r"\s*(?:\([^()]*\)|[-–—:]\s.*|\d{4}-\d{2}-\d{2}.*)$")
 
 
 def normalize_title(title: str) -> str:
-    """``"2. Drift/Risk  flags:"`` → ``"drift risk flags"``: the form headings are compared in."""
-    title = _NUMBERING.sub("", title.casefold())
+    """``"2. Drift/Risk  flags:"`` → ``"drift risk flags"``: the form headings are compared in
+    (letters of every script kept; emoji and punctuation dropped)."""
+    title = _NUMBERING.sub("", title.casefold().replace("’", "'").replace("'", ""))
     return _NON_WORD.sub(" ", title).strip()
 
 
@@ -53,16 +118,33 @@ _CANONICAL_BY_KEY: dict[str, str] = {
 }
 
 
-def canonical_section(title: str) -> str | None:
-    """The canonical handoff section a heading title stands for, if any."""
-    return _CANONICAL_BY_KEY.get(normalize_title(title))
+def canonical_section(title: str, extra: Mapping[str, tuple[str, ...]] | None = None) -> str | None:
+    """The canonical handoff section a heading title stands for, if any.
+
+    ``extra`` adds synonyms (``handoff_synonyms`` in memls.toml). A trailing date,
+    parenthesis or `` — comment`` is ignored: ``## Current State (2026-08-12)``.
+    """
+    table = _CANONICAL_BY_KEY
+    if extra:
+        table = dict(table)
+        for canonical, names in extra.items():
+            for name in names:
+                table[normalize_title(name)] = canonical
+    found = table.get(normalize_title(title))
+    if found is None:
+        trimmed = _TRAILER.sub("", title.strip())
+        if trimmed and trimmed != title.strip():
+            found = table.get(normalize_title(trimmed))
+    return found
 
 
-def find_handoff_section(doc: Document, canonical: str) -> Section | None:
+def find_handoff_section(
+    doc: Document, canonical: str, extra: Mapping[str, tuple[str, ...]] | None = None
+) -> Section | None:
     """The first section (any level below the title, level 2 preferred) for ``canonical``."""
     best: Section | None = None
     for sec in doc.sections:
-        if sec.level < 2 or canonical_section(sec.title) != canonical:
+        if sec.level < 2 or canonical_section(sec.title, extra) != canonical:
             continue
         if sec.level == 2:
             return sec
@@ -79,6 +161,49 @@ def find_recent_tail(doc: Document) -> Section | None:
     return None
 
 
+_PROTOCOL = ("Verified Commands", "Non-Claims")
+_DATE = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
+_ENTRY_FIELD = re.compile(r"^\s*(?:[-*+]\s+)?\**(?:status|next)\**\s*:", re.IGNORECASE)
+
+
+def is_native_handoff(doc: Document, extra: Mapping[str, tuple[str, ...]] | None = None) -> bool:
+    """Whether a handoff follows memls's protocol, so missing sections are findings.
+
+    memls's handoff is recognised by the sections only its protocol has (Verified
+    Commands, Non-Claims, and the canonical "Drift / Risk Flags"), by a RECENT TAIL, or
+    by the `# Handoff` title with an `Updated:` stamp memls writes. A handoff with its own
+    headings (Backlog, Next Session, 未完成的工作 …) is someone else's format: fine as it is.
+    """
+    if find_recent_tail(doc) is not None:
+        return True
+    for sec in doc.sections:
+        if sec.level < 2:
+            continue
+        if canonical_section(sec.title, extra) in _PROTOCOL:
+            return True
+        if normalize_title(sec.title) == "drift risk flags":
+            return True
+    title = next((h.title for h in doc.headings if h.level == 1), "")
+    return normalize_title(title) == "handoff" and doc.field("Updated") is not None
+
+
+def is_journal(doc: Document) -> bool:
+    """A handoff kept as a running journal: most ``## `` entries carry a date, or each
+    entry has its own ``STATUS:`` / ``NEXT:`` lines."""
+    entries = [s for s in doc.sections if s.level == 2]
+    if len(entries) < 3:
+        return False
+    dated = sum(1 for s in entries if _DATE.search(s.title))
+    if dated * 2 > len(entries):
+        return True
+    with_fields = 0
+    for sec in entries:
+        body = doc.lines[sec.body_start : sec.end_line]
+        if sum(1 for ln in body if _ENTRY_FIELD.match(ln)) >= 1:
+            with_fields += 1
+    return with_fields * 2 > len(entries)
+
+
 def section_skeleton(canonical: str, eol: str = "\n") -> str:
     """The text of an empty section for ``canonical``: heading, guidance comment, blank line."""
     hint = SECTION_HINTS.get(canonical, "")
@@ -93,6 +218,8 @@ __all__ = [
     "canonical_section",
     "find_handoff_section",
     "find_recent_tail",
+    "is_journal",
+    "is_native_handoff",
     "normalize_title",
     "section_skeleton",
 ]

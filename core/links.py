@@ -214,6 +214,8 @@ def _line_links(
         if not stripped or " " in stripped:
             continue
         lead = body.find(stripped)
+        if stripped.startswith("@") and len(stripped) > 1:
+            stripped, lead = stripped[1:], lead + 1  # `@path`: Claude Code's import syntax
         target = _LINE_SUFFIX.sub("", stripped)
         path_part = target.split("#", 1)[0]
         if not _CODE_PATH.match(path_part):
@@ -385,16 +387,11 @@ class LinkResolver:
                 path = os.path.normpath(os.path.join(base, candidate))
                 if self._check(path) and (has_ext or candidate.endswith(".md")):
                     return Path(path)
-        key = name.casefold()
         stems = self._stem_index()
-        hits = stems.get(key)
-        if hits:
-            return _closest(link.source, hits)
-        if "/" in key:
-            tail = "/" + key
-            for stem_key, paths in stems.items():
-                if ("/" + stem_key).endswith(tail):
-                    return _closest(link.source, paths)
+        for key in _wiki_keys(name):
+            hits = stems.get(key)
+            if hits:
+                return _closest(link.source, hits)
         # Then the rest of the repository, by file name.
         wanted = (name if has_ext else name + ".md").rsplit("/", 1)[-1]
         rels = self._repo_index().get(wanted.casefold())
@@ -421,18 +418,33 @@ class LinkResolver:
         return None
 
     def _stem_index(self) -> dict[str, list[Path]]:
-        """Every Markdown file under the memory root by stem and by root-relative path."""
+        """Markdown files under the memory root by normalised stem, root-relative path,
+        stem without a memory-type prefix, and frontmatter ``name`` (Claude Code's
+        wikilinks name the memory, not the file: ``[[reference-x]]`` → ``reference_x.md``)."""
         if self._stems is None:
             index: dict[str, list[Path]] = {}
             root = str(self.memory_root)
+
+            def add(key: str, path: Path) -> None:
+                paths = index.setdefault(key, [])
+                if path not in paths:
+                    paths.append(path)
+
             for rel in _walk(root):
                 if not rel.casefold().endswith(".md"):
                     continue
                 path = Path(root, rel)
-                stem = rel[:-3].casefold()
-                index.setdefault(stem.rsplit("/", 1)[-1], []).append(path)
+                stem = _norm_name(rel[:-3])
+                base = stem.rsplit("/", 1)[-1]
+                add(base, path)
                 if "/" in stem:
-                    index.setdefault(stem, []).append(path)
+                    add(stem, path)
+                bare = _TYPE_PREFIX.sub("", base)
+                if bare != base:
+                    add(bare, path)
+                name = _frontmatter_name(path)
+                if name:
+                    add(_norm_name(name), path)
             self._stems = index
         return self._stems
 
@@ -445,6 +457,36 @@ class LinkResolver:
                 index.setdefault(rel.rsplit("/", 1)[-1].casefold(), []).append(rel)
             self._repo_names = index
         return self._repo_names
+
+
+_TYPE_PREFIX = re.compile(r"^(?:feedback|project|reference|user)-")
+_NAME_LINE = re.compile(r"^name\s*:\s*['\"]?(?P<name>[^'\"\n]+?)['\"]?\s*$", re.MULTILINE)
+
+
+def _norm_name(text: str) -> str:
+    """Case, ``-``, ``_`` and spaces do not tell two memory names apart."""
+    return re.sub(r"[-_ ]+", "-", text.strip().casefold())
+
+
+def _wiki_keys(name: str) -> list[str]:
+    key = _norm_name(name)
+    keys = [key]
+    if "/" in key:
+        keys.append(key.rsplit("/", 1)[-1])
+    return keys
+
+
+def _frontmatter_name(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(2048).decode("utf-8", "replace")
+    except OSError:
+        return None
+    if not head.startswith("---"):
+        return None
+    end = head.find("\n---", 3)
+    m = _NAME_LINE.search(head[3 : end if end != -1 else None])
+    return m.group("name") if m else None
 
 
 def _walk(root: str) -> Iterable[str]:

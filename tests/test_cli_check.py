@@ -159,7 +159,10 @@ def test_exit_zero_and_ignore(root: Path) -> None:
 def test_json_output(root: Path) -> None:
     proc = run_memls("check", "--select", "SZ", "--format", "json", cwd=root)
     data = json.loads(proc.stdout)
-    assert data == [
+    assert [r["path"] for r in data["roots"]] == ["."]
+    assert data["roots"][0]["layout"] == "flat"
+    assert data["roots"][0]["files"] == 2  # MEMORY.md and topic.md
+    assert data["diagnostics"] == [
         {
             "path": "MEMORY.md",
             "line": 4,

@@ -32,7 +32,7 @@ Edit `a.py`.
 def _codes(root: Path, *args: str) -> list[tuple[str, str]]:
     proc = run_memls("check", "--format", "json", "--exit-zero", *args, cwd=root)
     assert proc.returncode == 0, proc.stderr
-    return sorted((d["code"], d["severity"]) for d in json.loads(proc.stdout))
+    return sorted((d["code"], d["severity"]) for d in json.loads(proc.stdout)["diagnostics"])
 
 
 @pytest.fixture

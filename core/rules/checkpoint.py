@@ -259,6 +259,9 @@ def foreign_checkpoints(ws: Workspace) -> list[Path]:
     return ws.memo("memls.cp.foreign", compute)
 
 
+_HEADER_LABEL = re.compile(r"^\s*(?:[-*+]\s+)?\*\*(?P<name>[^*:\n]{1,30}):\*\*")
+
+
 def _foreign_note(ctx: RuleContext, foreign: list[Path]) -> Diagnostic:
     doc = ctx.doc
     fields: dict[str, None] = {}
@@ -267,8 +270,11 @@ def _foreign_note(ctx: RuleContext, foreign: list[Path]) -> Diagnostic:
         other = ctx.workspace.document(path)
         if other is None:
             continue
-        for f in other.fields[:6]:
-            fields.setdefault(f"`**{f.name}:**`", None)
+        limit = next((s.start_line for s in other.sections if s.level >= 2), len(other.lines))
+        for line in other.lines[: min(limit, 40)]:
+            m = _HEADER_LABEL.match(line)
+            if m:
+                fields.setdefault(f"`**{m.group('name').strip()}:**`", None)
         for sec in other.sections:
             if sec.level == 2:
                 sections.setdefault(f"`## {sec.title}`", None)

@@ -12,6 +12,8 @@ from memls.core.handoff import (
     canonical_section,
     find_handoff_section,
     find_recent_tail,
+    is_journal,
+    is_native_handoff,
     section_skeleton,
 )
 from memls.core.model import Diagnostic, Document, FileKind, Range, Section, Severity, TextEdit
@@ -25,7 +27,8 @@ RULES = (
         "handoff-section-missing",
         Severity.WARNING,
         "handoff section missing (Current State, Decisions, Open Work, Verified Commands, "
-        "Non-Claims, Drift / Risk Flags, Next Steps)",
+        "Non-Claims, Drift / Risk Flags, Next Steps) in a handoff that follows memls's "
+        "protocol (not a journal or another format)",
         fixable=True,
     ),
     Rule("HO002", "handoff-section-empty", Severity.WARNING, "handoff section empty"),
@@ -55,14 +58,18 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     doc = ctx.doc
     if doc.kind is not FileKind.HANDOFF:
         return
+    extra = ctx.config.handoff_synonyms
     found: dict[str, Section] = {}
     for name in _CANONICAL_ORDER:
-        sec = find_handoff_section(doc, name)
+        sec = find_handoff_section(doc, name, extra)
         if sec is not None:
             found[name] = sec
     anchor = _title_range(doc)
+    # Missing sections are findings only in memls's own handoff protocol; a running
+    # journal or a handoff in its own format is read as it is.
+    protocol = is_native_handoff(doc, extra) and not is_journal(doc)
     for name in _CANONICAL_ORDER:
-        if name not in found:
+        if protocol and name not in found:
             yield ctx.diag(
                 "HO001",
                 f"the handoff has no '{name}' section: add `## {name}` so the next agent "

@@ -24,6 +24,7 @@ from memls.core.model import (
     Severity,
     TextEdit,
 )
+from memls.core.parse import parse_file
 from memls.core.rules import Rule, RuleContext
 from memls.core.rules.checkpoint import CheckpointFacts, checkpoint_facts, foreign_checkpoints
 from memls.core.workspace import Layout, Workspace, is_conventional_doc, is_dated
@@ -266,18 +267,27 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         yield limit
 
 
+_COMMENT_LINE = re.compile(r"^\s*<!--.*-->\s*$")
+
+
 def _headingless_list_index(doc: Document) -> bool:
     """The index Claude Code writes itself: a list of pointer lines, no heading at all."""
     if doc.headings or not doc.text.strip():
         return False
     start = doc.frontmatter.end_line + 1 if doc.frontmatter else 0
-    first = next((ln for ln in doc.lines[start:] if ln.strip()), "")
+    first = next(
+        (ln for ln in doc.lines[start:] if ln.strip() and not ln.lstrip().startswith("<!--")), ""
+    )
+    if not first:
+        return True  # only a `<!-- … -->` note: the empty index Claude Code starts from
     return re.match(r"^\s*(?:[-*+]|\d{1,9}[.)])\s", first) is not None
 
 
 def _first_heading_problem(ctx: RuleContext) -> Diagnostic | None:
     doc = ctx.doc
     start = doc.frontmatter.end_line + 1 if doc.frontmatter else 0
+    while _COMMENT_LINE.match(doc.line_text(start)) and start + 1 < len(doc.lines):
+        start += 1  # a leading `<!-- … -->` note is not content
     line = doc.line_text(start)
     if line.startswith("# ") and doc.headings and doc.headings[0].line == start:
         return None
@@ -531,7 +541,7 @@ def _check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
     doc = ctx.doc
     resolver = ctx.workspace.links
     for link in extract_links(doc):
-        if not _reportable(ctx.workspace, link) or resolver.resolve(link) is not None:
+        if not _reportable(ctx.workspace, link, doc) or resolver.resolve(link) is not None:
             continue
         yield ctx.diag(
             "IX009",
@@ -542,21 +552,43 @@ def _check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
         )
 
 
-def _reportable(ws: Workspace, link: Link) -> bool:
+_POINTER_START = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\*\*)?`$")
+
+
+def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
     """Whether a link that does not resolve is a finding (conservative for backtick paths)."""
     target = link.target
     if "\\" in target or any(ord(c) < 32 for c in target):
         return False  # SZ005 reports it
-    if link.kind in ("markdown", "reference", "wikilink"):
+    if link.kind == "wikilink":
+        return _norm_words(target) not in _SYNTAX_WORDS
+    if link.kind in ("markdown", "reference"):
         return True
     if not target.casefold().endswith(".md"):
         return False
     if link.kind == "bullet":
         return True
-    # A backtick path is a pointer only when it names a memory file: a bare name, or a
-    # path under the memory root's own folders (``memory/x.md``).
+    # A backtick path is a pointer when it names a memory file (a bare name, or a path
+    # under ``memory/``), or when its folder exists but the file does not; a template such
+    # as `category/kebab-case-name.md` names a folder that exists nowhere either.
     parts = target.lstrip("./").split("/")
-    return len(parts) == 1 or parts[0] == "memory" or (ws.root / parts[0]).is_dir()
+    if len(parts) == 1 or parts[0] == "memory":
+        return True
+    if doc is not None and _POINTER_START.match(
+        doc.line_text(link.line)[: link.range.start.character]
+    ):
+        return True  # `- `path.md` — what it is`: a pointer bullet
+    folder = "/".join(parts[:-1])
+    bases = [link.source.parent, ws.root] + ([ws.repo_root] if ws.repo_root else [])
+    return any(ws.links.exists(base / folder) for base in bases)
+
+
+_SYNTAX_WORDS = frozenset({"wikilink", "wikilinks", "wiki link", "wiki links", "link", "links"})
+"""`[[wikilinks]]` in prose mentions the syntax; it names no note."""
+
+
+def _norm_words(text: str) -> str:
+    return " ".join(re.split(r"[-_\s]+", text.strip().casefold()))
 
 
 def _check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
@@ -616,7 +648,7 @@ def _reachable(ws: Workspace) -> frozenset[Path] | None:
     members = set(ws.paths())
     resolver = ws.links
     seen: set[Path] = {index.path}
-    frontier = [index]
+    frontier = [index, *_agent_instructions(ws)]
     pointed = False
     while frontier:
         doc = frontier.pop()
@@ -635,6 +667,28 @@ def _reachable(ws: Workspace) -> frozenset[Path] | None:
     return frozenset(seen) if pointed else None
 
 
+AGENT_INSTRUCTIONS = ("CLAUDE.md", "AGENTS.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
+"""Files an agent loads by convention: a memory file they link is reachable too."""
+
+
+def _agent_instructions(ws: Workspace) -> list[Document]:
+    out: list[Document] = []
+    bases = [ws.root] + ([ws.repo_root] if ws.repo_root is not None else [])
+    for base in dict.fromkeys(bases):
+        for rel in AGENT_INSTRUCTIONS:
+            path = base / rel
+            doc = ws.document(path) if ws.contains(path) else None
+            if doc is None and path.is_file():
+                try:
+                    if path.stat().st_size <= 1_000_000:
+                        doc = parse_file(path)
+                except OSError:
+                    doc = None
+            if doc is not None:
+                out.append(doc)
+    return out
+
+
 def _check_limits(ctx: RuleContext) -> Diagnostic | None:
     doc = ctx.doc
     max_lines = ctx.config.index_max_lines
@@ -651,8 +705,8 @@ def _check_limits(ctx: RuleContext) -> Diagnostic | None:
         if used > max_bytes:
             first_out, reason = ln, f"{max_bytes:,} bytes"
             break
-    if first_out is None or ctx.workspace.layout is Layout.WORKSPACE:
-        return None
+    if first_out is None or ctx.workspace.layout not in (Layout.FLAT, Layout.CLAUDE):
+        return None  # the 200-line / 25 KB cut is Claude Code's; other agents load it whole
     if not any(ln.strip() for ln in doc.lines[first_out:]):
         return None
     line = doc.lines[first_out]

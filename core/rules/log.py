@@ -22,7 +22,8 @@ RULES = (
         "LG002",
         "log-entry-date",
         Severity.WARNING,
-        "LOG entry heading without a date, or entries out of chronological order",
+        "LOG entry heading without a date (in a LOG whose entries are mostly dated), or "
+        "entries out of chronological order",
     ),
 )
 
@@ -104,7 +105,12 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     if diag is not None:
         yield diag
     latest: LogEntry | None = None
-    for entry in log_entries(doc):
+    entries = log_entries(doc)
+    dated = sum(1 for e in entries if e.stamp is not None)
+    journal = dated * 2 >= len(entries)  # a numbered review document is not a dated journal
+    for entry in entries:
+        if entry.stamp is None and not journal:
+            continue
         if entry.stamp is None:
             yield ctx.diag(
                 "LG002",

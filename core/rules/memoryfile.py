@@ -82,8 +82,17 @@ def _frontmatter_expected(ws: Workspace, doc: Document) -> bool:
     if ws.layout is Layout.ORCHESTRATOR:
         return doc.path.parent == ws.root / "memory"
     if ws.layout is Layout.CLAUDE and doc.path.parent == ws.root:
-        return ws.memo("memls.mf.typed", lambda: typed_memories(ws.root)[1] > 0)
+        if doc.frontmatter is not None:
+            return ws.memo("memls.mf.typed", lambda: typed_memories(ws.root)[1] > 0)
+        # No frontmatter at all: a finding only where the convention is clearly the
+        # root's (at least four in five topic files carry it); older roots mix both.
+        return ws.memo("memls.mf.convention", lambda: _convention(ws.root))
     return False
+
+
+def _convention(root: Path) -> bool:
+    sampled, typed = typed_memories(root, limit=200)
+    return sampled > 0 and typed * 5 >= sampled * 4
 
 
 def _fm_key(doc: Document, key: str) -> tuple[int, str] | None:

@@ -1,0 +1,65 @@
+"""What memls recognised in a root before judging it (for `memls check --verbose` and JSON).
+
+The rules apply memls's format rules only to files in memls's format; this module says, in
+one line each, what was found in another format and therefore read as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from memls.core.handoff import is_journal, is_native_handoff
+from memls.core.model import FileKind
+from memls.core.rules.checkpoint import foreign_checkpoints
+from memls.core.rules.log import log_entries
+from memls.core.workspace import Workspace, is_dated
+
+
+def recognised(ws: Workspace, files: Iterable[Path]) -> list[str]:
+    """One line per finding of the form "what was recognised: what memls does with it"."""
+    notes: list[str] = []
+    foreign = foreign_checkpoints(ws)
+    if foreign:
+        notes.append(
+            f"{len(foreign)} checkpoint file(s) in another format: checkpoint rules not "
+            "applied (`memls checkpoint import` converts them)"
+        )
+    dated = 0
+    for path in files:
+        doc = ws.document(path)
+        if doc is None:
+            continue
+        rel = _rel(ws.root, path)
+        if doc.kind is FileKind.HANDOFF:
+            extra = ws.config.handoff_synonyms
+            if is_journal(doc):
+                notes.append(f"{rel}: a running journal (dated entries): read as it is")
+            elif not is_native_handoff(doc, extra):
+                notes.append(
+                    f"{rel}: a handoff in its own format: only empty sections, commands and "
+                    "its age are checked"
+                )
+        elif doc.kind is FileKind.LOG:
+            entries = log_entries(doc)
+            if entries and sum(1 for e in entries if e.stamp is not None) * 2 < len(entries):
+                notes.append(f"{rel}: not a dated journal: undated headings are not reported")
+        elif doc.kind is FileKind.INDEX and not doc.headings and doc.text.strip():
+            notes.append(f"{rel}: a headingless pointer list (as Claude Code writes it)")
+        elif doc.kind is FileKind.TOPIC and is_dated(path):
+            dated += 1
+    if dated:
+        notes.append(
+            f"{dated} dated daily log(s): not expected to be linked or to carry frontmatter"
+        )
+    return notes
+
+
+def _rel(root: Path, path: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.name
+
+
+__all__ = ["recognised"]
