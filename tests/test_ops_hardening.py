@@ -241,6 +241,17 @@ def test_defect4_checkpoint_save_keeps_a_binary_checkpoint_bytes(tmp_path: Path)
     assert b"## Next Action: New" in new
 
 
+def test_defect4_checkpoint_save_keeps_crlf_line_endings(tmp_path: Path) -> None:
+    """Found by the chaos round trip: a CRLF checkpoint's kept sections came back as LF."""
+    path = tmp_path / "checkpoint-w.md"
+    path.write_bytes(b"# Checkpoint: w\r\n\r\n## Notes\r\nkeep \xe9 this\r\n")
+    result = run("checkpoint", "save", "w", "--next", "Go", "--root", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    new = path.read_bytes()
+    assert b"\r\n## Notes\r\nkeep \xe9 this\r\n" in new
+    assert b"\n" not in new.replace(b"\r\n", b"")
+
+
 def test_defect4_fix_text_refuses_disk_text_it_could_not_decode(tmp_path: Path) -> None:
     """The language server's fixes go through fix_text: on a document read from disk with
     bytes that are not UTF-8 it offers nothing rather than an edit that would lose them."""

@@ -416,6 +416,8 @@ def save_checkpoint(
         old_text, bom = decode_lossless(old_bytes) if old_bytes else ("", False)
         old = _split(parse_text(old_text, path)) if old_bytes else None
         content = _render(inputs, old, migrated)
+        if "\r\n" in old_text:  # a CRLF checkpoint stays CRLF (its dominant line ending)
+            content = content.replace("\r\n", "\n").replace("\n", "\r\n")
         content_bytes = encode_lossless(content, bom)
         cp_changed = atomic_write(path, content_bytes, root=root)
         doc = parse_text(content, path)
