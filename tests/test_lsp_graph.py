@@ -58,6 +58,14 @@ async def client(
     def refresh(params: None) -> None:
         lsp_client.refreshes += 1  # type: ignore[attr-defined]
 
+    initialize = lsp_client.initialize_session
+
+    async def remember(params: types.InitializeParams) -> types.InitializeResult:
+        result: types.InitializeResult = await initialize(params)
+        lsp_client.server_capabilities = result.capabilities  # type: ignore[attr-defined]
+        return result
+
+    lsp_client.initialize_session = remember  # type: ignore[method-assign]
     await start(lsp_client, request.param, project)
     yield
     await lsp_client.shutdown_session()
@@ -472,3 +480,29 @@ async def test_hover_on_a_link_shows_the_target_and_its_reference_count(
     assert isinstance(hover.contents, types.MarkupContent)
     assert "Run `pytest -q`." in hover.contents.value
     assert "Referenced from 3 places in 2 files." in hover.contents.value
+
+
+async def test_capabilities_and_the_editors_handle_the_code_lens_command(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    caps: types.ServerCapabilities = client.server_capabilities  # type: ignore[attr-defined]
+    assert caps.references_provider
+    assert caps.code_lens_provider is not None
+    assert isinstance(caps.rename_provider, types.RenameOptions)
+    assert caps.rename_provider.prepare_provider is True
+    assert caps.workspace_symbol_provider
+    asked = client.capabilities.workspace  # type: ignore[union-attr]
+    if asked is not None and asked.file_operations is not None:  # announced to VS Code
+        assert caps.workspace is not None
+        ops = caps.workspace.file_operations
+        assert ops is not None
+        for registration in (ops.will_rename, ops.did_rename):
+            assert registration is not None
+            globs = {f.pattern.glob for f in registration.filters}
+            assert "**/*.md" in globs
+    project = Path(__file__).resolve().parents[1]
+    extension = (project / "editors" / "vscode" / "src" / "extension.ts").read_text()
+    assert "registerCommand('memls.showReferences'" in extension
+    assert "editor.action.showReferences" in extension
+    nvim = (project / "editors" / "nvim" / "plugin" / "memls.lua").read_text()
+    assert "vim.lsp.commands['memls.showReferences']" in nvim

@@ -23,6 +23,7 @@ import {
   serverCommandLine,
 } from './interpreter';
 import { parseRecallResponse, pickTitle, toPickItems } from './recall';
+import { parseShowReferences } from './references';
 import { MEMORY_FILE_GLOBS, buildDocumentSelector } from './selectors';
 import { MemlsSettings, initializationOptions, readSettings } from './settings';
 
@@ -46,6 +47,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
     vscode.commands.registerCommand('memls.backfillWithProgress', () => backfillWithProgress()),
     vscode.commands.registerCommand('memls.checkpointSavePrompt', () => checkpointSavePrompt()),
+    vscode.commands.registerCommand('memls.showReferences', (...args: unknown[]) => showReferences(args)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       // The interpreter and the selector are fixed when the client starts; other settings reach
       // the running server through workspace/didChangeConfiguration.
@@ -470,4 +472,27 @@ async function checkpointSavePrompt(): Promise<void> {
     output.error(`memls.checkpoint.save failed: ${String(err)}`);
     void vscode.window.showErrorMessage(`memls: checkpoint save failed: ${String(err)}`);
   }
+}
+
+/** The code lens "N references" (server command `memls.showReferences`): VS Code's own
+ * references peek at the lens, listing every place that links to the file or checkpoint. */
+async function showReferences(args: readonly unknown[]): Promise<void> {
+  const parsed = parseShowReferences(args);
+  if (parsed === undefined) {
+    output.warn(`memls.showReferences: unexpected arguments ${JSON.stringify(args)}`);
+    return;
+  }
+  const locations = parsed.locations.map(
+    (l) =>
+      new vscode.Location(
+        vscode.Uri.parse(l.uri),
+        new vscode.Range(l.range.start.line, l.range.start.character, l.range.end.line, l.range.end.character),
+      ),
+  );
+  await vscode.commands.executeCommand(
+    'editor.action.showReferences',
+    vscode.Uri.parse(parsed.uri),
+    new vscode.Position(parsed.position.line, parsed.position.character),
+    locations,
+  );
 }

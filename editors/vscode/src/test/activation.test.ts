@@ -79,6 +79,7 @@ describe('activate', () => {
         'memls.recallSearchPick',
         'memls.restartServer',
         'memls.showOutput',
+        'memls.showReferences',
       ]);
       for (let i = 0; i < 100 && rec.errors.length === 0; i++) {
         await new Promise((r) => setTimeout(r, 20));
