@@ -7,16 +7,23 @@ A case folder is a memory root plus ``expected.txt``::
 
 and optionally ``fixed/<file>``: the file's text after every safe fix. Fixes must be
 idempotent and leave a file the rules then accept. Clock: 2026-11-30 12:00; no git.
+
+Two more directives build cases that are repositories with memory inside::
+
+    # repo                         <- the case folder is a repository (a `.git` folder is made)
+    # root: .claude/memory         <- the memory root inside the case folder (paths in the
+                                      expected lines are relative to it)
 """
 
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from memls.core.config import Config
+from memls.core.config import load_config
 from memls.core.fixes import fix_text
 from memls.core.rules import check_document
 from memls.core.workspace import Workspace
@@ -31,18 +38,24 @@ def _cases() -> list[Path]:
 
 
 def _load(case: Path, tmp_path: Path) -> tuple[Workspace, tuple[str, ...], set[str]]:
-    root = tmp_path / "root"
-    shutil.copytree(case, root, ignore=shutil.ignore_patterns("expected.txt", "fixed"))
+    copy = tmp_path / "root"
+    shutil.copytree(case, copy, ignore=shutil.ignore_patterns("expected.txt", "fixed"))
     select: tuple[str, ...] = ()
     expected: set[str] = set()
+    root = copy
     for raw in (case / "expected.txt").read_text().splitlines():
         line = raw.strip()
         if line.startswith("# select:"):
             select = tuple(c.strip() for c in line.split(":", 1)[1].split(",") if c.strip())
+        elif line == "# repo":
+            (copy / ".git").mkdir()
+        elif line.startswith("# root:"):
+            root = copy / line.split(":", 1)[1].strip()
         elif line and not line.startswith("#"):
             expected.add(line)
     assert select, f"{case.name}: expected.txt needs a '# select:' line"
-    return Workspace(root, Config(select=select)), select, expected
+    config = replace(load_config(root), select=select)  # a case's memls.toml applies
+    return Workspace(root, config), select, expected
 
 
 def _findings(ws: Workspace) -> set[str]:
