@@ -144,31 +144,26 @@ def _env_int(name: str) -> int | None:
 
 
 def _archive(root: Path, payload: dict[str, Any]) -> None:
-    """Archive + text index + handoff refresh + health cache + detached embedding."""
+    """Archive, then the handoff, then text index / health / embedding (see ``after_archive``)."""
     from memls.cli.opsutil import git_for
     from memls.core.agent.archive import archive_transcript
-    from memls.core.agent.health import compute_health
-    from memls.core.agent.indexing import index_text, start_backfill
+    from memls.core.agent.indexing import after_archive
     from memls.core.ops.handoff import write_handoff
 
     problems: list[str] = []
-    appended = False
+    appended = 0
     transcript = _text(payload, "transcript_path")
     if transcript is None:
         problems.append("the hook JSON has no transcript_path; nothing archived")
     else:
         try:
-            result = archive_transcript(root, Path(transcript))
-            appended = result.changed
+            appended = archive_transcript(root, Path(transcript)).appended_bytes
         except Exception as exc:
             problems.append(str(exc))
-    steps: list[Callable[[], object]] = []
-    if appended:
-        steps.append(lambda: index_text(root))
-    steps.append(lambda: write_handoff(root, refresh=True, git=git_for(root)))
-    steps.append(lambda: compute_health(root))
-    if appended:
-        steps.append(lambda: start_backfill(root))
+    steps: list[Callable[[], object]] = [
+        lambda: write_handoff(root, refresh=True, git=git_for(root)),
+        lambda: after_archive(root, appended),
+    ]
     for step in steps:
         try:
             step()

@@ -138,6 +138,7 @@ def test_the_detached_backfill_embeds_and_exits(project: Path, transcript: Path)
     status = memls_json(project, "recall", "status", "--json")
     assert status["embedded"] == status["chunks_total"] > 0
     assert status["model"] == "memls-hash"
+    assert (project / ".memls" / "health.json").is_file()  # the worker refreshed it too
 
 
 def _alive(pid: int) -> bool:

@@ -1,8 +1,10 @@
-"""Bring recall's text index up to date now and leave the embedding for later.
+"""After an archive: recall's text index now, the embedding (and health summary) later.
 
-A hook must return in a moment, but what it archived should be findable by the next
-search at once: the full-text index is updated in the hook, and the embedding — seconds
-to minutes with a real model — runs afterwards in a detached ``memls recall backfill``.
+A hook must return in a moment, but what it archived should be findable by the next search
+at once: the full-text index of a new tail is updated in the hook, and the embedding —
+seconds to minutes with a real model — runs afterwards in a detached worker
+(``python -m memls.core.agent.indexing ROOT``), which also refreshes the health summary
+the next session start reads.
 """
 
 from __future__ import annotations
@@ -15,9 +17,7 @@ from pathlib import Path
 from typing import Any
 
 BACKFILL_ENV = "MEMLS_HOOK_BACKFILL"
-"""``detached`` (default): start ``memls recall backfill`` in its own session and return;
-``inline``: run it before returning (tests, scripts); ``off``: leave embedding to the next
-``memls recall backfill``."""
+"""``detached`` (default), ``inline`` or ``off``: see :func:`after_archive`."""
 PID_FILE = ".memls/backfill.pid"
 LOG_FILE = ".memls/backfill.log"
 
@@ -40,6 +40,11 @@ def index_text(root: Path) -> dict[str, Any]:
     return api.backfill(root, progress=progress, cancel=cancel)
 
 
+INLINE_INDEX_BYTES = 2_000_000
+"""A detached hook indexes an archived tail this large at once; a bigger one (a long session
+archived for the first time) is indexed by the background worker a moment later."""
+
+
 def _running(pid_file: Path) -> bool:
     try:
         pid = int(pid_file.read_text().strip())
@@ -49,29 +54,49 @@ def _running(pid_file: Path) -> bool:
     return True
 
 
-def start_backfill(root: Path, mode: str | None = None) -> str:
-    """Embed what the text index holds, as ``mode`` (see :data:`BACKFILL_ENV`) says.
+def backfill_mode(mode: str | None = None) -> str:
+    value = (mode or os.environ.get(BACKFILL_ENV) or "detached").strip().lower()
+    if value in ("off", "0", "no", "false"):
+        return "off"
+    return "inline" if value == "inline" else "detached"
 
-    Returns what happened in a few words. A detached backfill already running for this
-    root is left to finish instead of starting a second one.
+
+def after_archive(root: Path, appended_bytes: int, mode: str | None = None) -> str:
+    """What follows an archive: the text index, the health summary, then the embedding.
+
+    ``off``: text index and health now, no embedding. ``inline``: all of it now.
+    ``detached`` (default): the text index now when the new tail is small, and a background
+    worker (its own session; a second one is not started while one runs) refreshes the
+    health summary and runs ``backfill`` — text index first, then embedding.
     """
-    mode = (mode or os.environ.get(BACKFILL_ENV) or "detached").strip().lower()
+    from memls.core.agent.health import compute_health
+
     root = root.resolve()
-    if mode in ("off", "0", "no", "false"):
-        return "embedding left to the next `memls recall backfill`"
-    if mode == "inline":
+    chosen = backfill_mode(mode)
+    if chosen != "detached":
+        if appended_bytes:
+            index_text(root)
+        compute_health(root)
+        if chosen == "off":
+            return "embedding left to the next `memls recall backfill`"
         from memls.core.recall import api
 
-        result = api.backfill(root)
-        return str(result["message"])
+        return str(api.backfill(root)["message"])
+    if 0 < appended_bytes <= INLINE_INDEX_BYTES:
+        index_text(root)
+    return start_worker(root)
+
+
+def start_worker(root: Path) -> str:
+    """Start :func:`work` for ``root`` in a detached process, unless one is running."""
     state = root / ".memls"
     state.mkdir(exist_ok=True)
     pid_file = root / PID_FILE
     if _running(pid_file):
-        return "a backfill is already running"
+        return "a background backfill is already running"
     with open(root / LOG_FILE, "ab") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "memls", "recall", "backfill", "--root", str(root)],
+            [sys.executable, "-m", "memls.core.agent.indexing", str(root)],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,
@@ -79,4 +104,18 @@ def start_backfill(root: Path, mode: str | None = None) -> str:
             close_fds=True,
         )
     pid_file.write_text(f"{proc.pid}\n")
-    return f"embedding in the background (pid {proc.pid}, log {LOG_FILE})"
+    return f"health and embedding in the background (pid {proc.pid}, log {LOG_FILE})"
+
+
+def work(root: Path) -> None:
+    """The background worker: the health summary, then recall's backfill (index + embed)."""
+    from memls.core.agent.health import compute_health
+    from memls.core.recall import api
+
+    compute_health(root)
+    result = api.backfill(root)
+    print(result["message"], flush=True)
+
+
+if __name__ == "__main__":
+    work(Path(sys.argv[1]))
