@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
-FORBIDDEN_IN_CORE = {"pygls", "lsprotocol", "ipywidgets"}
+FORBIDDEN_IN_CORE = {"pygls", "lsprotocol", "ipywidgets", "mcp", "mcp_types"}
 
 
 def _imports(path: Path) -> set[str]:

@@ -255,3 +255,26 @@ async def test_a_missing_root_is_a_tool_error_not_a_crash(tmp_path: Path) -> Non
         result = await session.call_tool("checkpoint_list", {})
         assert "does not exist" in refusal(result)
         assert (await session.list_resources()).resources == []
+
+
+@pytest.mark.parametrize("argv", [["check", "--exit-zero"], ["hook", "session-start"]])
+def test_other_commands_never_load_the_mcp_sdk(project: Path, argv: list[str]) -> None:
+    """The SDK is imported by `memls mcp` alone: `memls check` and the hooks stay fast."""
+    code = (
+        "import sys\n"
+        "from memls.cli import main\n"
+        "try:\n"
+        f"    main({argv!r}, standalone_mode=False)\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('LOADED', sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types')))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=project,
+        input="{}",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "LOADED []" in proc.stdout, proc.stdout + proc.stderr
