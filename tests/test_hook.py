@@ -310,3 +310,23 @@ def test_bad_input_exits_zero_with_one_line(case: str, tmp_path: Path) -> None:
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith("memls hook ")
     assert "Traceback" not in proc.stderr
+
+
+def test_a_real_claude_code_session_is_archived_in_two_steps(
+    shared_dir: Path, project: Path, tmp_path: Path
+) -> None:
+    """A real session file (../shared), archived as it grows: half, then the rest."""
+    real = next((shared_dir / "reference" / "transcripts" / "claude-code").glob("ae4a77f8-*.jsonl"))
+    lines = real.read_bytes().splitlines(keepends=True)
+    live = tmp_path / real.name
+    live.write_bytes(b"".join(lines[: len(lines) // 2]))
+    data = payload("PreCompact", project, live, trigger="auto", custom_instructions="")
+    assert run_hook("pre-compact", data, cwd=project).returncode == 0
+    with live.open("ab") as handle:
+        handle.write(b"".join(lines[len(lines) // 2 :]))
+    end = payload("SessionEnd", project, live, reason="logout")
+    proc = run_hook("session-end", end, cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    assert (project / "transcripts" / real.name).read_bytes() == real.read_bytes()
+    status = memls_json(project, "recall", "status", "--json")
+    assert status["chunks"]["transcript"] >= 10
