@@ -56,6 +56,7 @@ bench: install-dev
 	$(PY) bench/lsp.py
 	$(PY) bench/recall.py
 	$(PY) bench/quality.py
+	$(PY) bench/agent.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache .ruff_cache
