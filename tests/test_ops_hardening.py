@@ -308,3 +308,28 @@ def test_json_refusal_reason_is_inside_the_json(tmp_path: Path) -> None:
         result = run(*args, "--root", str(root))
         assert result.exit_code == 2
         assert "memls.toml:2:" in json.loads(result.stdout)["error"]
+
+
+# -- found by the chaos suite ----------------------------------------------------------
+def test_chaos_checkpoint_cleared_while_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkpoint cleared by another process between listing the folder and reading the
+    file made `checkpoint list`, `resume` and `handoff refresh` die with FileNotFoundError."""
+    from memls.core.ops import checkpoint as ops
+
+    run("checkpoint", "save", "kept", "--next", "x", "--root", str(tmp_path))
+    real = ops._checkpoint_files
+
+    def listed_then_cleared(root: Path) -> dict[str, Path]:
+        return {**real(root), "gone": root / "checkpoint-gone.md"}
+
+    monkeypatch.setattr(ops, "_checkpoint_files", listed_then_cleared)
+    listed = run("checkpoint", "list", "--json", "--root", str(tmp_path))
+    assert listed.exit_code == 0
+    assert [c["name"] for c in json.loads(listed.stdout)] == ["kept"]
+    resumed = run("checkpoint", "resume", "gone", "--root", str(tmp_path))
+    assert resumed.exit_code == 2
+    assert 'Checkpoint "gone" not found' in resumed.stderr
+    handoff = run("handoff", "new", "--root", str(tmp_path))
+    assert handoff.exit_code == 0, handoff.output

@@ -575,7 +575,11 @@ def list_checkpoints(
     summaries = _index_bullets(root)
     infos = []
     for name, path in _checkpoint_files(root).items():
-        doc = parse_text(path.read_bytes().decode("utf-8", "replace"), path)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            continue  # cleared by another process since the folder was listed
+        doc = parse_text(data.decode("utf-8", "replace"), path)
         branch = _field(doc, "branch")
         saved_value = _field(doc, "saved")
         saved = parse_saved(saved_value) if saved_value else None
@@ -617,12 +621,18 @@ def resume_checkpoint(
     git = git if git is not None else Git(root)
     files = _checkpoint_files(root)
     orphans = _remove_orphans(root, set(files))
+    chosen: bytes | None = None
     notes = [f'Removed the orphaned index bullet for "{o}" (its file is missing).' for o in orphans]
     if name is not None:
         name = sanitize_name(name)
     if name is None and len(files) == 1:
         name = next(iter(files))
-    if name is None or name not in files:
+    if name is not None and name in files:
+        try:
+            chosen = files[name].read_bytes()
+        except FileNotFoundError:  # cleared by another process meanwhile
+            files.pop(name)
+    if name is None or name not in files or chosen is None:
         infos = list_checkpoints(root, git=git)
         if not infos:
             status = "none"
@@ -651,7 +661,7 @@ def resume_checkpoint(
             },
         )
     path = files[name]
-    doc = parse_text(path.read_bytes().decode("utf-8", "replace"), path)
+    doc = parse_text(chosen.decode("utf-8", "replace"), path)
     branch = _field(doc, "branch")
     saved_text = _field(doc, "saved")
     current = git.current_branch()

@@ -103,8 +103,12 @@ def _state(root: Path, now: dt.datetime, git: Git) -> dict[str, list[str]]:
             f"- Checkpoint `{info.name}`: {info.next_action or 'no next action recorded'}"
         )
 
-    if newest is not None:
-        doc = parse_text(newest.path.read_bytes().decode("utf-8", "surrogateescape"), newest.path)
+    try:
+        newest_bytes = newest.path.read_bytes() if newest is not None else None
+    except FileNotFoundError:  # cleared by another process since it was listed
+        newest_bytes = None
+    if newest is not None and newest_bytes is not None:
+        doc = parse_text(newest_bytes.decode("utf-8", "surrogateescape"), newest.path)
         sec = doc.section(*NEXT_TITLES, prefix=True)
         nxt = auto["Next Steps"]
         if sec is not None:
