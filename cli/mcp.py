@@ -52,7 +52,14 @@ _RECALL_KINDS = ("topic", "checkpoint", "handoff", "log", "transcript", "index")
     default=None,
     help="Memory root (default: discovered from the current directory, else the current directory).",
 )
-def mcp(root: Path | None) -> None:
+@click.option(
+    "--http",
+    "http",
+    metavar="[HOST:]PORT",
+    default=None,
+    help="Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST defaults to 127.0.0.1).",
+)
+def mcp(root: Path | None, http: str | None) -> None:
     """Serve memory tools, resources and prompts to a coding agent over MCP (stdio).
 
     \b
@@ -70,12 +77,38 @@ def mcp(root: Path | None) -> None:
             f"memls mcp needs the MCP SDK ({exc.name} is missing): pip install 'memls[mcp]'"
         ) from exc
     memls = MemlsServer(_root_for(root), explicit=root is not None)
+    if http is not None:
+        host, port = _address(http)
+        anyio.run(memls.serve_http, host, port)
+        return
 
     async def main() -> None:
         async with stdio_server() as (read, write):
             await memls.serve(read, write)
 
     anyio.run(main)
+
+
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def _address(value: str) -> tuple[str, int]:
+    """``PORT`` or ``HOST:PORT`` (``[::1]:PORT`` for IPv6); a loopback host by default."""
+    host, sep, port = value.rpartition(":")
+    host = host.strip("[]") if sep else "127.0.0.1"
+    try:
+        number = int(port)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not [HOST:]PORT", param_hint="--http") from None
+    if not 0 < number < 65536:
+        raise click.BadParameter(f"port {number} is out of range", param_hint="--http")
+    if host not in _LOOPBACK:
+        click.echo(
+            f"memls mcp: serving on {host}, not a loopback address: anyone who can reach it "
+            "can read and write this memory root",
+            err=True,
+        )
+    return host, number
 
 
 def _root_for(root: Path | None) -> Path:
@@ -272,6 +305,19 @@ class MemlsServer:
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(self._watch_files)
             await self.server.run(read, write, options)
+            tasks.cancel_scope.cancel()
+
+    async def serve_http(self, host: str, port: int) -> None:
+        """Streamable HTTP at ``http://host:port/mcp`` (the SDK's app, run by uvicorn)."""
+        import anyio
+        import uvicorn
+
+        app = self.server.streamable_http_app(host=host)
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+        click.echo(f"memls mcp: serving {self.root} at http://{host}:{port}/mcp", err=True)
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(self._watch_files)
+            await uvicorn.Server(config).serve()
             tasks.cancel_scope.cancel()
 
     # -- tools ------------------------------------------------------------------------------------

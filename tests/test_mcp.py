@@ -278,3 +278,39 @@ def test_other_commands_never_load_the_mcp_sdk(project: Path, argv: list[str]) -
         check=False,
     )
     assert "LOADED []" in proc.stdout, proc.stdout + proc.stderr
+
+
+async def test_streamable_http_on_loopback(project: Path) -> None:
+    import socket
+
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "memls", "mcp", "--root", str(project), "--http", str(port)],
+        cwd=project,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        with anyio.fail_after(60):
+            while True:
+                with socket.socket() as attempt:
+                    if attempt.connect_ex(("127.0.0.1", port)) == 0:
+                        break
+                assert server.poll() is None, server.stderr.read() if server.stderr else ""
+                await anyio.sleep(0.1)
+            async with (
+                streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                assert {t.name for t in (await session.list_tools()).tools} == TOOLS
+                saved = await session.call_tool("checkpoint_save", {"next_action": "Over HTTP"})
+                assert payload(saved)["changed"] is True
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert "Over HTTP" in (project / "checkpoint-feature-login.md").read_text(encoding="utf-8")
