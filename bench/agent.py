@@ -153,36 +153,71 @@ def bench_session_start(tmp: Path, checkpoints: int, runs: int, model: str) -> N
     print(f"  context: {len(context)} chars (budget 8000), starts {context.splitlines()[0]!r}")
 
 
+def _wait_worker(project: Path) -> float:
+    """Seconds until the hook's detached worker (health + backfill) exits."""
+    start = time.perf_counter()
+    pid_file = project / ".memls" / "backfill.pid"
+    if not pid_file.exists():
+        return 0.0
+    pid = int(pid_file.read_text())
+    while True:
+        try:
+            os.kill(pid, 0)
+            with open(f"/proc/{pid}/stat") as handle:
+                if handle.read().split(") ")[1][:1] == "Z":
+                    break
+        except OSError:
+            break
+        time.sleep(0.05)
+    return time.perf_counter() - start
+
+
 def bench_pre_compact(tmp: Path, megabytes: float, runs: int, model: str) -> None:
+    """The hook as installed (detached worker), then the same archive indexed inline."""
     rng = random.Random(5)
-    project = make_project(tmp / "compact", 20, model)
     sessions = tmp / "sessions"
     sessions.mkdir()
     source = sessions / "big.jsonl"
     source.write_text(transcript_bytes(int(megabytes * 1e6), rng, "big"))
     size = source.stat().st_size
     copy = wall(["cp", str(source), str(tmp / "copy.jsonl")], runs)
-    data = payload("PreCompact", project, source, trigger="auto", custom_instructions="")
-    start = time.perf_counter()
-    first = memls(["hook", "pre-compact"], data, project)
-    first_s = time.perf_counter() - start
+    detached = {**ENV, "MEMLS_HOOK_BACKFILL": "detached"}
+
+    def hook(project: Path, env: dict[str, str]) -> float:
+        data = payload("PreCompact", project, source, trigger="auto", custom_instructions="")
+        start = time.perf_counter()
+        proc = subprocess.run([*MEMLS, "hook", "pre-compact"], input=data, cwd=project, env=env,
+                              capture_output=True, text=True, check=False)  # fmt: skip
+        took = time.perf_counter() - start
+        if proc.stderr.strip():
+            print(f"  (stderr: {proc.stderr.strip()})")
+        return took
+
+    project = make_project(tmp / "compact", 20, model)
+    first = hook(project, detached)
+    worker = _wait_worker(project)
     with source.open("a") as handle:
         handle.write(transcript_bytes(100_000, rng, "big", start=10**6))
-    start = time.perf_counter()
-    memls(["hook", "pre-compact"], data, project)
-    tail_s = time.perf_counter() - start
-    nothing = wall([*MEMLS, "hook", "pre-compact"], runs, data, project)
-    archived = (project / "transcripts" / source.name).stat().st_size
+    tail = hook(project, detached)
+    _wait_worker(project)
+    nothing = statistics.median(hook(project, detached) for _ in range(runs))
+    _wait_worker(project)
     status = json.loads(memls(["recall", "status", "--json"], cwd=project).stdout)
-    print(f"pre-compact, {size / 1e6:.1f} MB transcript (embedding deferred):")
+    inline_project = make_project(tmp / "compact-inline", 20, model)
+    inline = hook(inline_project, ENV)  # MEMLS_HOOK_BACKFILL=off: the text index in the hook
+    print(f"pre-compact, {size / 1e6:.1f} MB transcript (as installed: detached worker):")
     print(f"  cp of the file (baseline)     {copy * 1000:7.0f} ms")
     print(
-        f"  first archive + text index    {first_s * 1000:7.0f} ms  ({first_s / copy:.1f}x cp; target ≤ 2000 ms){'  stderr: ' + first.stderr.strip() if first.stderr.strip() else ''}"
+        f"  first archive                 {first * 1000:7.0f} ms  ({first / copy:.1f}x cp; target ≤ 2000 ms)"
     )
-    print(f"  +100 KB tail                  {tail_s * 1000:7.0f} ms")
+    print(f"  +100 KB tail, indexed inline  {tail * 1000:7.0f} ms")
     print(f"  nothing new (median of {runs})   {nothing * 1000:7.0f} ms")
+    print(f"  worker after the first archive (health, index, embed with {model}): {worker:.1f} s")
     print(
-        f"  archived {archived} bytes; {status['chunks'].get('transcript', 0)} transcript chunks, {status['embedded']} embedded"
+        f"  {status['chunks'].get('transcript', 0)} transcript chunks, {status['embedded']} embedded"
+    )
+    print(
+        f"  the first archive with its text index inline (MEMLS_HOOK_BACKFILL=off): {inline * 1000:.0f} ms"
     )
 
 

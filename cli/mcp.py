@@ -629,8 +629,16 @@ class MemlsServer:
         if not self.root.is_dir():
             return
         self.watch.listed = _stats(self.resources())
+        # The folders resources live in, not the tree below (a root may be a whole repository).
+        places = [
+            p for p in (self.root, self.root / "transcripts", self.root / "memory") if p.is_dir()
+        ]
         async for _ in watchfiles.awatch(
-            self.root, watch_filter=lambda _, p: p.endswith(".md"), debounce=200, step=50
+            *places,
+            watch_filter=lambda _, p: p.endswith(".md"),
+            recursive=False,
+            debounce=200,
+            step=50,
         ):
             await self.check_resources()
 
