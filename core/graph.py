@@ -18,6 +18,7 @@ some edge changed, which is what a front needs to refresh reference counts.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import weakref
@@ -203,14 +204,39 @@ class LinkGraph:
         self._docs: dict[Path, Document] = {}
         self._out: dict[Path, tuple[Ref, ...]] = {}
         self._in: dict[Path, dict[Path, tuple[Ref, ...]]] = {}
+        self._dirty: set[Path] = set()
+        self._everything = True
+        listeners = getattr(ws, "listeners", None)
+        self._listening = isinstance(listeners, list)
+        if isinstance(listeners, list):
+            listeners.append(self._changed)
+
+    def _changed(self, path: Path | None) -> None:
+        """The workspace invalidated ``path`` (None: everything)."""
+        if path is None:
+            self._everything = True
+        else:
+            self._dirty.add(path)
 
     # -- keeping up to date ---------------------------------------------------
     def update(self) -> LinkGraph:
-        """Bring the graph up to date with the workspace (cheap when nothing changed)."""
+        """Bring the graph up to date with the workspace (cheap when nothing changed).
+
+        The workspace tells the graph which files it invalidated, so an edit costs the
+        edited files' links; a change of the file list (a file created, deleted, moved)
+        re-resolves every edge, since a link may now lead somewhere."""
         ws = self.ws
         if ws.generation == self._generation:
             return self
         paths = ws.paths()
+        if self._listening and not self._everything and self._files_unchanged(paths):
+            dirty, self._dirty = self._dirty, set()
+            for path in dirty:
+                self._refresh_file(path)
+            self._generation = ws.generation
+            return self
+        self._dirty = set()
+        self._everything = False
         pathset = frozenset(paths)
         relink = pathset != self._paths
         if relink:
@@ -222,17 +248,30 @@ class LinkGraph:
             del self._docs[gone]
             self._set_out(gone, ())
         for path in paths:
-            doc = ws.document(path)
-            if doc is None:
-                if path in self._docs:
-                    del self._docs[path]
-                    self._set_out(path, ())
-                continue
-            if relink or self._docs.get(path) is not doc:
-                self._docs[path] = doc
-                self._set_out(path, self._resolve(doc))
+            if relink or self._docs.get(path) is not ws.document(path):
+                self._refresh_file(path)
         self._generation = ws.generation
         return self
+
+    def _files_unchanged(self, paths: list[Path]) -> bool:
+        """Whether every invalidated file is still listed exactly when it was before."""
+        for path in self._dirty:
+            at = bisect.bisect_left(paths, path)
+            listed = at < len(paths) and paths[at] == path
+            if listed != (path in self._paths):
+                return False
+        return True
+
+    def _refresh_file(self, path: Path) -> None:
+        doc = self.ws.document(path) if path in self._paths else None
+        if doc is None:
+            if path in self._docs:
+                del self._docs[path]
+            self._set_out(path, ())
+            return
+        if self._docs.get(path) is not doc or path not in self._out:
+            self._docs[path] = doc
+            self._set_out(path, self._resolve(doc))
 
     def _set_out(self, source: Path, refs: tuple[Ref, ...]) -> None:
         old = self._out.get(source, ())

@@ -373,6 +373,8 @@ class Workspace:
         self._sizes: dict[Path, int] = {}
         self.generation = 0
         """Bumped on every change; cross-file facts memoised with :meth:`memo` follow it."""
+        self.listeners: list[Callable[[Path | None], None]] = []
+        """Called with each invalidated path (None: everything); the link graph listens."""
 
     # -- files -------------------------------------------------------------
     def paths(self) -> list[Path]:
@@ -482,6 +484,8 @@ class Workspace:
         self._docs.pop(path, None)
         self._sizes.pop(path, None)
         self.generation += 1
+        for listener in self.listeners:
+            listener(path)
         self._memo.clear()
         self.links.invalidate(path)
         if self._paths is not None and self.layout_choice.project_folder:
@@ -514,6 +518,8 @@ class Workspace:
         self._paths = None
         self._memo.clear()
         self.generation += 1
+        for listener in self.listeners:
+            listener(None)
         self.layout_choice = layout_choice(self.root)
         self.layout = self.layout_choice.layout
         self.links.invalidate()
