@@ -42,6 +42,8 @@ LOG.md, archived session transcripts) healthy and searchable. Use it:
   before handing work over; memory_check reports what is wrong with the memory files.
 Everything stays in the memory root on this machine."""
 
+RECALL_LOCK_WAIT = 5.0
+"""Seconds recall_search waits for a running backfill before searching the index as it is."""
 _RECALL_KINDS = ("topic", "checkpoint", "handoff", "log", "transcript", "index")
 
 
@@ -409,13 +411,18 @@ class MemlsServer:
 
         Cheap when nothing did: one directory listing and a stat per source file.
         """
-        from memls.core.recall import api
+        from memls.core.agent.indexing import backfill_waiting
 
         with self._recall_lock:
             seen = _sources_fingerprint(base)
             if seen == self._recall_seen:
                 return "up to date"
-            result = api.backfill(base)
+            result = backfill_waiting(base, wait=RECALL_LOCK_WAIT)
+            if result is None:
+                return (
+                    "not refreshed: another backfill is running (a hook's background worker?); "
+                    "results come from the index as it is"
+                )
             self._recall_seen = seen
             return str(result["message"])
 

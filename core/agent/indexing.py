@@ -22,12 +22,17 @@ PID_FILE = ".memls/backfill.pid"
 LOG_FILE = ".memls/backfill.log"
 
 
-def index_text(root: Path) -> dict[str, Any]:
-    """Index changed files for full-text search, stopping before any embedding.
+LOCK_WAIT_ENV = "MEMLS_RECALL_LOCK_TIMEOUT"
+HOOK_LOCK_WAIT = 2.0
+"""Seconds a hook waits for a backfill that is already running (the worker will index then)."""
 
-    This is recall's own backfill, cancelled the moment its indexing phase reports done:
-    the embedding loop checks the cancel flag before its first batch, so nothing is
-    embedded here and nothing indexed is lost.
+
+def backfill_waiting(root: Path, *, wait: float, text_only: bool = False) -> dict[str, Any] | None:
+    """recall's backfill, waiting at most ``wait`` seconds for one already running; None then.
+
+    ``text_only``: recall's own backfill, cancelled the moment its indexing phase reports
+    done — the embedding loop checks the cancel flag before its first batch, so nothing is
+    embedded and nothing indexed is lost.
     """
     from memls.core.recall import api
 
@@ -37,7 +42,24 @@ def index_text(root: Path) -> dict[str, Any]:
         if label == "index" or label.startswith("embed"):
             cancel.set()
 
-    return api.backfill(root, progress=progress, cancel=cancel)
+    before = os.environ.get(LOCK_WAIT_ENV)
+    os.environ[LOCK_WAIT_ENV] = str(wait)
+    try:
+        if text_only:
+            return api.backfill(root, progress=progress, cancel=cancel)
+        return api.backfill(root)
+    except TimeoutError:  # another backfill holds the store: it will see these files too
+        return None
+    finally:
+        if before is None:
+            os.environ.pop(LOCK_WAIT_ENV, None)
+        else:
+            os.environ[LOCK_WAIT_ENV] = before
+
+
+def index_text(root: Path) -> dict[str, Any] | None:
+    """Index changed files for full-text search now, embedding nothing; None when busy."""
+    return backfill_waiting(root, wait=HOOK_LOCK_WAIT, text_only=True)
 
 
 INLINE_INDEX_BYTES = 2_000_000
