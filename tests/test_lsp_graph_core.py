@@ -187,3 +187,39 @@ def test_cli_mv_dry_run_json_and_refusal(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert 'Renamed checkpoint "feat-login" → "auth-login"' in done.stdout
     assert (root / "checkpoint-auth-login.md").exists()
+
+
+def test_moving_a_checkpoint_file_in_the_editor_is_a_checkpoint_rename(tmp_path: Path) -> None:
+    """willRenameFiles plans with strict=False: checkpoint-a.md -> checkpoint-b.md also
+    rewrites the bullet, the title and the continue lines."""
+    from memls.core.ops.move import plan_file_move
+
+    root = make_root(tmp_path)
+    ws = Workspace(root)
+    plan = plan_file_move(
+        ws, root / "checkpoint-feat-login.md", root / "checkpoint-auth.md", strict=False
+    )
+    assert plan.kind == "checkpoint"
+    edited = {p.name: [e.new_text for e in edits] for p, edits in plan.edits.items()}
+    assert edited == {
+        "MEMORY.md": ["auth"],
+        "deploy.md": ["auth"],
+        "checkpoint-feat-login.md": ["auth"],
+    }
+
+
+def test_missing_files_from_links_and_bullets_only(tmp_path: Path) -> None:
+    from memls.core.templates import missing_files
+
+    root = make_root(tmp_path)
+    (root / "deploy.md").write_text(
+        DEPLOY + "\nSee [Runbook](runbook.md), `notes.md` and [[on-call|On call]].\n",
+        encoding="utf-8",
+    )
+    ws = Workspace(root)
+    doc = ws.document(root / "deploy.md")
+    assert doc is not None
+    found = {f.path.name: f for f in missing_files(ws, doc, 0, len(doc.lines))}
+    assert sorted(found) == ["on-call.md", "runbook.md"]  # a code span may name a project file
+    assert "# Runbook\n" in found["runbook.md"].content
+    assert "description: On call\n" in found["on-call.md"].content
