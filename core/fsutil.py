@@ -101,9 +101,7 @@ def atomic_write(path: Path, content: str | bytes, *, root: Path | None = None) 
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
-        delay = os.environ.get(_DELAY_ENV)
-        if delay:
-            time.sleep(float(delay))
+        crash_point()
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -111,6 +109,15 @@ def atomic_write(path: Path, content: str | bytes, *, root: Path | None = None) 
         raise
     _fsync_dir(directory)
     return True
+
+
+def crash_point() -> None:
+    """Test-only: sleep ``MEMLS_TEST_WRITE_DELAY`` seconds at a commit point (between a temp
+    file and its rename, between a snapshot commit and its ref move), so crash tests can
+    kill a writer there. Does nothing when the variable is unset."""
+    delay = os.environ.get(_DELAY_ENV)
+    if delay:
+        time.sleep(float(delay))
 
 
 def atomic_delete(path: Path, *, root: Path | None = None) -> bool:

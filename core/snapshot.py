@@ -26,6 +26,7 @@ from memls.core.fsutil import (
     UnsafePathError,
     atomic_write,
     check_relative,
+    crash_point,
     root_lock,
     safe_join,
 )
@@ -553,6 +554,7 @@ def _swap(
     compares; so when this fails the ref normally already shows the winner.
     """
     zero = "0" * (64 if fmt == "sha256" else 40)
+    crash_point()  # crash tests kill here: the commit exists, the ref has not moved
     proc = run_git(
         root,
         "-c",
