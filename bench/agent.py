@@ -19,13 +19,14 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -35,17 +36,29 @@ MEMLS = [sys.executable, "-m", "memls"]
 ENV = {**os.environ, "MEMLS_HOOK_BACKFILL": "off"}
 
 
-def wall(cmd: list[str], runs: int, stdin: str = "", cwd: Path | None = None) -> float:
-    """Median wall seconds of ``cmd`` as a whole process, after one warm-up run."""
-    times = []
+class Timing(NamedTuple):
+    wall: float  # median wall seconds
+    cpu: float  # median user + system seconds of the process (what a quiet machine's wall is close to)
+
+    def ms(self) -> str:
+        return f"{self.wall * 1000:7.0f} ms wall, {self.cpu * 1000:5.0f} ms cpu"
+
+
+def wall(cmd: list[str], runs: int, stdin: str = "", cwd: Path | None = None) -> Timing:
+    """Median wall and CPU seconds of ``cmd`` as a whole process, after one warm-up run."""
+    walls, cpus = [], []
     for i in range(runs + 1):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run(
             cmd, input=stdin, cwd=cwd, env=ENV, capture_output=True, text=True, check=False
         )
+        took = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if i:
-            times.append(time.perf_counter() - start)
-    return statistics.median(times)
+            walls.append(took)
+            cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return Timing(statistics.median(walls), statistics.median(cpus))
 
 
 def memls(
@@ -145,11 +158,11 @@ def bench_session_start(tmp: Path, checkpoints: int, runs: int, model: str) -> N
     out = memls(["hook", "session-start"], data, project)
     context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
     print(f"session-start, {checkpoints} checkpoints (median of {runs} whole processes):")
-    print(f"  memls --version (floor)       {floor * 1000:7.0f} ms")
+    print(f"  memls --version (floor)       {floor.ms()}")
     print(
-        f"  health cache fresh            {fresh * 1000:7.0f} ms  ({fresh / floor:.2f}x floor; target ≤ 300 ms)"
+        f"  health cache fresh            {fresh.ms()}  ({fresh.cpu / floor.cpu:.2f}x floor cpu; target ≤ 300 ms)"
     )
-    print(f"  health cache stale            {stale * 1000:7.0f} ms  ({stale / floor:.2f}x floor)")
+    print(f"  health cache stale            {stale.ms()}  ({stale.cpu / floor.cpu:.2f}x floor cpu)")
     print(f"  context: {len(context)} chars (budget 8000), starts {context.splitlines()[0]!r}")
 
 
@@ -183,15 +196,18 @@ def bench_pre_compact(tmp: Path, megabytes: float, runs: int, model: str) -> Non
     copy = wall(["cp", str(source), str(tmp / "copy.jsonl")], runs)
     detached = {**ENV, "MEMLS_HOOK_BACKFILL": "detached"}
 
-    def hook(project: Path, env: dict[str, str]) -> float:
+    def hook(project: Path, env: dict[str, str]) -> Timing:
         data = payload("PreCompact", project, source, trigger="auto", custom_instructions="")
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         proc = subprocess.run([*MEMLS, "hook", "pre-compact"], input=data, cwd=project, env=env,
                               capture_output=True, text=True, check=False)  # fmt: skip
         took = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if proc.stderr.strip():
             print(f"  (stderr: {proc.stderr.strip()})")
-        return took
+        cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        return Timing(took, cpu)
 
     project = make_project(tmp / "compact", 20, model)
     first = hook(project, detached)
@@ -200,24 +216,24 @@ def bench_pre_compact(tmp: Path, megabytes: float, runs: int, model: str) -> Non
         handle.write(transcript_bytes(100_000, rng, "big", start=10**6))
     tail = hook(project, detached)
     _wait_worker(project)
-    nothing = statistics.median(hook(project, detached) for _ in range(runs))
+    quiet = [hook(project, detached) for _ in range(runs)]
+    nothing = Timing(
+        statistics.median(t.wall for t in quiet), statistics.median(t.cpu for t in quiet)
+    )
     _wait_worker(project)
     status = json.loads(memls(["recall", "status", "--json"], cwd=project).stdout)
     inline_project = make_project(tmp / "compact-inline", 20, model)
     inline = hook(inline_project, ENV)  # MEMLS_HOOK_BACKFILL=off: the text index in the hook
     print(f"pre-compact, {size / 1e6:.1f} MB transcript (as installed: detached worker):")
-    print(f"  cp of the file (baseline)     {copy * 1000:7.0f} ms")
-    print(
-        f"  first archive                 {first * 1000:7.0f} ms  ({first / copy:.1f}x cp; target ≤ 2000 ms)"
-    )
-    print(f"  +100 KB tail, indexed inline  {tail * 1000:7.0f} ms")
-    print(f"  nothing new (median of {runs})   {nothing * 1000:7.0f} ms")
+    print(f"  cp of the file (baseline)     {copy.ms()}")
+    print(f"  first archive                 {first.ms()}  (target ≤ 2000 ms)")
+    print(f"  +100 KB tail, indexed inline  {tail.ms()}")
+    print(f"  nothing new (median of {runs})   {nothing.ms()}")
     print(f"  worker after the first archive (health, index, embed with {model}): {worker:.1f} s")
+    chunks = status["chunks"].get("transcript", 0)
+    print(f"  {chunks} transcript chunks, {status['embedded']} chunks embedded in all")
     print(
-        f"  {status['chunks'].get('transcript', 0)} transcript chunks, {status['embedded']} embedded"
-    )
-    print(
-        f"  the first archive with its text index inline (MEMLS_HOOK_BACKFILL=off): {inline * 1000:.0f} ms"
+        f"  the first archive with its text index inline (MEMLS_HOOK_BACKFILL=off): {inline.ms()}"
     )
 
 
