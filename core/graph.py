@@ -22,7 +22,7 @@ import bisect
 import os
 import re
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
@@ -30,7 +30,7 @@ from urllib.parse import unquote
 from memls.core.links import Link as FileLink
 from memls.core.links import extract_links
 from memls.core.model import Document, FileKind, Heading, Position, Range
-from memls.core.workspace import Workspace, checkpoint_name
+from memls.core.workspace import Workspace
 
 MARKDOWN = "markdown"
 REFERENCE = "reference"
@@ -373,9 +373,6 @@ class LinkGraph:
             )
         return len(self.refs_to(target, anchor))
 
-    def sources(self, target: Path) -> list[Path]:
-        return sorted(self._in.get(target, {}))
-
     def ref_at(self, path: Path, pos: Position) -> Ref | None:
         """The edge written at ``pos`` (a bullet counts anywhere on its line)."""
         best: Ref | None = None
@@ -406,9 +403,6 @@ class LinkGraph:
     def heading(self, path: Path, anchor: str) -> HeadingNode | None:
         key = slug(anchor)
         return next((h for h in self.headings(path) if h.slug == key), None)
-
-    def checkpoint_path(self, name: str) -> Path:
-        return self.ws.checkpoints().get(name) or self.ws.root / f"checkpoint-{name}.md"
 
     def paths(self) -> frozenset[Path]:
         return self._paths
@@ -457,10 +451,6 @@ def relative_path(target: Path, source_dir: Path) -> str:
     return Path(os.path.relpath(target, source_dir)).as_posix()
 
 
-def checkpoint_names(refs: Iterable[Ref]) -> set[str]:
-    return {r.text for r in refs if r.kind in NAME_KINDS}
-
-
 __all__ = [
     "ANCHOR",
     "CODE",
@@ -477,7 +467,6 @@ __all__ = [
     "LinkGraph",
     "RawRef",
     "Ref",
-    "checkpoint_name",
     "checkpoint_title_range",
     "extract",
     "file_title",
