@@ -78,7 +78,7 @@ def mcp(root: Path | None, http: str | None) -> None:
         raise click.ClickException(
             f"memls mcp needs the MCP SDK ({exc.name} is missing): pip install 'memls[mcp]'"
         ) from exc
-    memls = MemlsServer(_root_for(root), explicit=root is not None)
+    memls = MemlsServer(_root_for(root))
     if http is not None:
         host, port = _address(http)
         anyio.run(memls.serve_http, host, port)
@@ -268,14 +268,13 @@ class _Watch:
 class MemlsServer:
     """The MCP server over one memory root."""
 
-    def __init__(self, root: Path, *, explicit: bool = False) -> None:
+    def __init__(self, root: Path) -> None:
         from mcp.server import Server
         from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 
         from memls import __version__
 
         self.root = root
-        self.explicit = explicit
         self.models = _models()
         self.bus: InMemorySubscriptionBus = InMemorySubscriptionBus()
         self.watch = _Watch()
@@ -659,12 +658,19 @@ class MemlsServer:
         if set(now) != set(before):
             await self.bus.publish(ResourcesListChanged())
             for session in list(self.watch.sessions):
-                await _quietly(session.send_resource_list_changed())
+                await self._tell(session, session.send_resource_list_changed())
         for uri in changed:
             await self.bus.publish(ResourceUpdated(uri=uri))
             if uri in self.watch.subscribed:
                 for session in list(self.watch.sessions):
-                    await _quietly(session.send_resource_updated(uri))
+                    await self._tell(session, session.send_resource_updated(uri))
+
+    async def _tell(self, session: ServerSession, call: Any) -> None:
+        """Send one notification; a session that cannot take it any more is forgotten."""
+        try:
+            await call
+        except Exception:
+            self.watch.sessions = [s for s in self.watch.sessions if s is not session]
 
     # -- prompts ----------------------------------------------------------------------------------
 
@@ -754,11 +760,6 @@ def _checkpoint_prompt(name: str | None) -> str:
         "- plan and step (N/M) if a plan file drives the work.\n"
         "Then show me the line it returns as `next_step` (the /compact or /clear to run)."
     )
-
-
-async def _quietly(call: Any) -> None:
-    with contextlib.suppress(Exception):  # a client gone or not listening: nothing to tell
-        await call
 
 
 def _uri(root: Path, path: Path) -> str:

@@ -2,9 +2,9 @@
 
 ``session_context`` assembles what Claude Code's SessionStart hook injects (and what the
 MCP ``resume`` prompt shows): the checkpoint of the current branch — branch-mismatch
-warning, plan step, previously failed approaches, the Next Action — then, after a
-compaction or ``/clear``, the handoff's Next Steps, a one-line health summary, and the
-other checkpoints to pick from. It is read-only and cheap: one checkpoint is parsed; the
+warning, the Next Action, previously failed approaches, the plan step — then, after a
+compaction or ``/clear``, the handoff's Next Steps, a one-line health summary, the other
+checkpoints to pick from, and where the root is. It is read-only and cheap: one checkpoint is parsed; the
 others are known from the first lines of their files. Parts are added most important
 first and the whole is capped at a budget of characters.
 """
@@ -21,7 +21,6 @@ from memls.core.workspace import CHECKPOINT_RE
 
 DEFAULT_BUDGET_TOKENS = 2000
 CHARS_PER_TOKEN = 4
-SOURCES = ("startup", "resume", "clear", "compact")
 _HEAD_BYTES = 2048
 _FIELD = re.compile(r"^\s*[-*]\s+\*\*(Branch|Saved):\*\*\s*(.*?)\s*$", re.MULTILINE)
 _OTHERS = 5
