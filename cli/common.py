@@ -75,6 +75,14 @@ def wants_json(argv: list[str]) -> bool:
     return False
 
 
+def json_requested() -> bool:
+    """Whether the running command was asked for JSON (its ``--json`` / ``--format json``)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return False
+    return bool(ctx.params.get("as_json")) or ctx.params.get("fmt") == "json"
+
+
 def echo_json_error(message: str, exit_code: int, **extra: object) -> None:
     """A refusal as JSON on stdout (what a --json caller parses), and as text on stderr."""
     payload = {"status": "error", "error": message, "exit_code": exit_code, **extra}

@@ -11,7 +11,7 @@ from typing import Any, Concatenate, NoReturn, ParamSpec, TypeVar
 
 import click
 
-from memls.cli.common import resolve_root, root_option
+from memls.cli.common import echo_json_error, json_requested, resolve_root, root_option
 from memls.core.config import ConfigError
 from memls.core.recall.chunking import KINDS
 
@@ -27,6 +27,9 @@ def recall() -> None:
 
 
 def _fail(message: str) -> NoReturn:
+    if json_requested():  # with --json the reason is inside the JSON too
+        echo_json_error(message, 2)
+        sys.exit(2)
     click.echo(f"memls recall: {message}", err=True)
     sys.exit(2)
 

@@ -160,6 +160,8 @@ COMMANDS = [
     ("snapshot", "diff", "HEAD", "HEAD"),
     ("snapshot", "restore", "HEAD"),
     ("recall", "status"),
+    ("recall", "backfill"),
+    ("mv", "notes.md", "topics.md"),
     ("check",),
 ]
 
@@ -296,6 +298,8 @@ def test_json_refusal_reason_is_inside_the_json(tmp_path: Path) -> None:
         (("log", "append", "--title", "a\tb", "--json"), "control characters"),
         (("handoff", "refresh", "--json", "--bogus"), "No such option"),
         (("bundle", "approve", "--json"), "Checkpoint Bundle"),
+        (("recall", "search", "x", "--since", "someday", "--json"), "someday"),
+        (("mv", "nosuch.md", "other.md", "--json"), "not a memory file"),
     ]
     for args, reason in cases:
         result = run(*args, "--root", str(root))
