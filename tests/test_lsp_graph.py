@@ -378,6 +378,8 @@ async def test_create_missing_file_and_checkpoint_never_overwrite(
     release_line = next(i for i, ln in enumerate(lines) if "release.md" in ln)
     create = [a for a in await actions(release_line) if a.title.startswith("Create")]
     assert [a.title for a in create] == ["Create memory file release.md"]
+    assert create[0].diagnostics is not None
+    assert [d.code for d in create[0].diagnostics] == ["IX009"]  # the broken pointer
     assert create[0].edit is not None
     assert create[0].edit.document_changes is not None
     created, content = create[0].edit.document_changes
