@@ -175,6 +175,7 @@ def _archive(root: Path, payload: dict[str, Any]) -> None:
 
 def _post_compact(root: Path, payload: dict[str, Any]) -> None:
     from memls.cli.opsutil import git_for
+    from memls.core.agent.health import compute_health
     from memls.core.agent.summary import keep_summary
 
     summary = _text(payload, "compact_summary")
@@ -189,3 +190,6 @@ def _post_compact(root: Path, payload: dict[str, Any]) -> None:
         transcript=Path(transcript) if transcript else None,
         git=git_for(root),
     )
+    # The LOG entry changed the memory files: refresh the health summary now, so the
+    # SessionStart that follows a compaction finds it current even on a large root.
+    compute_health(root)

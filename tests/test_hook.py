@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from memls.core.agent.health import cached_health
 from tests.agent_fixtures import (
     BRANCH,
     diagnostics,
@@ -263,6 +264,7 @@ def test_post_compact_keeps_the_summary_in_log_and_a_stale_handoff(
     assert "argon2id" not in text
     assert (project / "LOG.md").read_text(encoding="utf-8").count("— Compaction summary") == 2
     assert diagnostics(memls_json(project, "check", "--format", "json", "LOG.md")) == []
+    assert cached_health(project) is not None  # refreshed for the SessionStart that follows
 
 
 def test_post_compact_leaves_a_current_handoff_alone(project: Path, transcript: Path) -> None:
