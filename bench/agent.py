@@ -237,6 +237,12 @@ def bench_pre_compact(tmp: Path, megabytes: float, runs: int, model: str) -> Non
     )
 
 
+def _word(rng: random.Random) -> str:
+    return "".join(
+        rng.choice("bcdfghklmnprstvz") + rng.choice("aeiou") for _ in range(rng.randint(2, 4))
+    )
+
+
 async def _search_timings(project: Path, queries: list[str]) -> list[float]:
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
@@ -261,6 +267,14 @@ def bench_recall_search(tmp: Path, chunks: int, model: str, queries_n: int) -> N
     from memls.core.recall import api
 
     rng = random.Random(9)
+    # Conversation text over a Zipf-like vocabulary of 3,000 words (the 30 benchmark words
+    # are the most frequent), so a query matches some turns, not every one.
+    vocabulary = WORDS + [_word(rng) for _ in range(3000 - len(WORDS))]
+    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
+
+    def say(n: int) -> str:
+        return " ".join(rng.choices(vocabulary, weights, k=n)).capitalize() + "."
+
     project = make_project(tmp / "recall", 10, model)
     folder = project / "transcripts"
     folder.mkdir()
@@ -270,8 +284,8 @@ def bench_recall_search(tmp: Path, chunks: int, model: str, queries_n: int) -> N
     while turns < chunks:
         lines = []
         for _ in range(min(per_file, chunks - turns)):
-            lines.append(record("user", sentence(rng, 20), n, f"s{n}"))
-            lines.append(record("assistant", sentence(rng, 60), n + 1, f"s{n}"))
+            lines.append(record("user", say(20), n, f"s{n}"))
+            lines.append(record("assistant", say(60), n + 1, f"s{n}"))
             n += 2
             turns += 1
         (folder / f"s{n}.jsonl").write_text("".join(lines))
@@ -279,7 +293,7 @@ def bench_recall_search(tmp: Path, chunks: int, model: str, queries_n: int) -> N
     built = api.backfill(project)
     backfill_s = time.perf_counter() - start
     total = api.status(project)["chunks_total"]
-    queries = [" ".join(rng.sample(WORDS, 3)) for _ in range(queries_n)]
+    queries = [" ".join(rng.choices(vocabulary, weights, k=3)) for _ in range(queries_n)]
     direct = []
     for query in queries:
         t = time.perf_counter()
