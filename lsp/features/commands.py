@@ -464,8 +464,7 @@ class Commands(LanguageFeature):
     async def cmd_snapshot_save(
         self, args: dict[str, Any], params: types.ExecuteCommandParams
     ) -> Any:
-        from memls.core.gitfacade import run_git
-        from memls.core.snapshot import default_ref, save_snapshot
+        from memls.core.snapshot import SnapshotError, save_snapshot, snapshot_head
 
         root = await self.root_for(args)
         ref = self._text(args, "ref")
@@ -474,17 +473,15 @@ class Commands(LanguageFeature):
 
         def save() -> Any:
             nonlocal expect, initial
-            target = ref or default_ref(root)
             if expect is None and not initial:
-                # From an editor "save" means "on top of what the ref holds now".
-                proc = run_git(
-                    root, "rev-parse", "--verify", "-q", target + "^{commit}", check=False
-                )
-                current = proc.stdout.decode().strip()
-                expect, initial = (
-                    (current, False) if proc.returncode == 0 and current else (None, True)
-                )
-            return save_snapshot(root, ref=target, expect=expect, initial=initial)
+                # From an editor "save" means "on top of what the ref holds now" — the
+                # snapshot ref memls writes (a bare name is under refs/memls/, not a branch).
+                try:
+                    current = snapshot_head(root, ref)
+                except (SnapshotError, ValueError):
+                    current = None  # save_snapshot names what is wrong with the request
+                expect, initial = (current, False) if current else (None, True)
+            return save_snapshot(root, ref=ref, expect=expect, initial=initial)
 
         result = await asyncio.to_thread(save)
         ok = result.status in ("saved", "unchanged")
