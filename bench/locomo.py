@@ -103,7 +103,7 @@ def build_root(conversation: Path, root: Path) -> Built:
     data = json.loads(conversation.read_text(encoding="utf-8"))
     convo = data.get("conversation", data)
     speaker_a = convo["speaker_a"]
-    (root / "transcripts").mkdir(parents=True)
+    (root / "transcripts").mkdir(parents=True, exist_ok=True)
     where: dict[str, tuple[str, int]] = {}
     numbers = sorted(int(m.group(1)) for k in convo if (m := _SESSION.match(k)) and convo[k])
     turns = 0
@@ -190,6 +190,7 @@ def run(
     model: str = "memls-minilm",
     modes: Sequence[str] = MODES,
     report: bool = True,
+    work: Path | None = None,
 ) -> dict[str, Any]:
     """Build, backfill and search every conversation; returns the figures."""
     files = conversations(data, names)
@@ -199,7 +200,7 @@ def run(
     degraded: set[str] = set()
     with tempfile.TemporaryDirectory(prefix="memls-locomo-") as tmp:
         for file in files:
-            built = build_root(file, Path(tmp) / file.stem)
+            built = build_root(file, (work or Path(tmp)) / file.stem)
             started = time.perf_counter()
             done = api.backfill(built.root, model=model)
             backfill_seconds.append(time.perf_counter() - started)
@@ -290,12 +291,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--model", default="memls-minilm", help="embedding model id")
     parser.add_argument("--mode", action="append", choices=MODES, help="mode (repeatable)")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument(
+        "--work",
+        type=Path,
+        help="keep the roots here; a later run re-embeds only what changed (for tuning)",
+    )
     args = parser.parse_args(argv)
     if not args.data.is_dir() or not any(args.data.glob("*.json")):
         print(f"LoCoMo benchmark skipped: no conversations at {args.data} (see bench/locomo.py).")
         return 0
     figures = run(
-        args.data, names=args.conversation, model=args.model, modes=tuple(args.mode or MODES)
+        args.data,
+        names=args.conversation,
+        model=args.model,
+        modes=tuple(args.mode or MODES),
+        work=args.work,
     )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")

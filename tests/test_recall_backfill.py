@@ -37,13 +37,14 @@ def _embedding_ids(root: Path) -> set[str]:
 
 
 def _fts_ids(root: Path, word: str) -> set[str]:
+    """Chunks whose own text (not a neighbour's context) holds ``word`` in the FTS index."""
     return {
         str(r[0])
         for r in _rows(
             root,
             "select c.id from memls_fts join memls_chunks c on c.rid = memls_fts.rowid "
             "where memls_fts match ?",
-            word,
+            f"text : {word}",
         )
     }
 

@@ -54,6 +54,9 @@ class Chunk:
     timestamp: str | None = None
     session_id: str | None = None
     branch: str | None = None
+    context: str = ""
+    """Neighbouring text (a turn's previous and next turns) that full-text search weighs in
+    at a lower weight; it is not shown and not part of the line range."""
 
     @property
     def embed_text(self) -> str:
@@ -262,8 +265,12 @@ def chunk_turn(
     timestamp: str | None,
     session_id: str | None,
     branch: str | None,
+    context: str = "",
 ) -> list[Chunk]:
-    """Chunks of one transcript turn (lines 0-based inclusive in, 1-based out)."""
+    """Chunks of one transcript turn (lines 0-based inclusive in, 1-based out).
+
+    ``context`` (see :func:`turn_context`) goes to every part for full-text search.
+    """
     lines = text.splitlines()
     parts = _split_for_size(lines, 1)
     heading = first_sentence(text, 80) or None
@@ -283,9 +290,28 @@ def chunk_turn(
                 timestamp=normalize_timestamp(timestamp),
                 session_id=session_id,
                 branch=branch,
+                context=context,
             )
         )
     return out
+
+
+CONTEXT_CHARS = 600
+"""How much of each neighbouring turn a turn's search context keeps."""
+
+
+def turn_context(previous: str | None, following: str | None) -> str:
+    """A turn's neighbours for BM25: the end of the turn before and the start of the next."""
+    parts: list[str] = []
+    if previous:
+        tail = previous[-CONTEXT_CHARS:]
+        cut = tail.find(" ") if len(previous) > CONTEXT_CHARS else -1
+        parts.append(tail[cut + 1 :] if 0 <= cut < 40 else tail)
+    if following:
+        head = following[:CONTEXT_CHARS]
+        cut = head.rfind(" ") if len(following) > CONTEXT_CHARS else -1
+        parts.append(head[:cut] if cut > CONTEXT_CHARS - 40 else head)
+    return "\n\n".join(parts)
 
 
 def transcript_header(rel: str, session_id: str | None, branch: str | None) -> str:

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 RRF_K = 60
 """Reciprocal rank fusion constant (Cormack et al.): score = Σ 1 / (RRF_K + rank)."""
+BM25_WEIGHTS = (1.0, 2.0, 0.5, 0.7)
+"""BM25 column weights: chunk text, heading, path, and context (a turn's neighbours)."""
 MMR_LAMBDA = 0.5
 """MMR trade-off: 1.0 is pure relevance, 0.0 pure diversity."""
 SNIPPET_CHARS = 200
@@ -138,16 +140,38 @@ def path_matcher(glob: str | None) -> Callable[[str], bool] | None:
     return lambda path: fnmatchcase(path, pattern)
 
 
+_STOP_TEXT = """a an and are as at be been being but by can could did do does doing for from had has
+    have having he her hers herself him himself his how i if in into is it its itself just
+    me my myself no nor not of on or our ours ourselves she should so some such than that
+    the their theirs them themselves then there these they this those to too us very was
+    we were what when where which while who whom why will with would you your yours
+    yourself yourselves am any all also about after again ever much many ago s t"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+"""Question and function words: left out of BM25 queries (unless nothing else is left)."""
+
+
+def query_words(query: str) -> list[str]:
+    """The words of a query BM25 should match: distinct, stop and question words dropped.
+
+    A query made only of stop words keeps them all (``"how are we"`` still searches).
+    """
+    words = _WORD.findall(query)
+    kept = [w for w in words if w.casefold() not in STOP_WORDS] or words
+    seen: list[str] = []
+    folded: set[str] = set()
+    for word in kept:
+        if word.casefold() not in folded:
+            folded.add(word.casefold())
+            seen.append(word)
+    return seen
+
+
 def fts_query(query: str) -> str | None:
     """An FTS5 MATCH expression: every word quoted (no syntax injection), OR-ed for BM25."""
-    words = _WORD.findall(query)
+    words = query_words(query)
     if not words:
         return None
-    seen: list[str] = []
-    for word in words:
-        if word.casefold() not in (w.casefold() for w in seen):
-            seen.append(word)
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in seen)
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
 
 
 def make_snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
@@ -403,7 +427,8 @@ def text(
     args.append(limit)
     rows = store.db.execute(
         "select c.rid, c.id, c.kind, c.path, c.start_line, c.end_line, c.heading, "
-        "snippet(memls_fts, 0, '[', ']', '…', 24), bm25(memls_fts, 1.0, 2.0, 0.5) as rank "
+        "snippet(memls_fts, 0, '[', ']', '…', 24), "
+        f"bm25(memls_fts, {', '.join(str(w) for w in BM25_WEIGHTS)}) as rank "
         "from memls_fts join memls_chunks c on c.rid = memls_fts.rowid "
         f"where {' and '.join(where)} order by rank, c.rid limit ?",
         args,

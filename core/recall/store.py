@@ -7,7 +7,8 @@ sqlite-utils migration set ``memls.recall``:
 
 * ``memls_chunks`` — one row per chunk (id, kind, path, lines, heading, timestamp, session,
   branch, content hash, header and text); its ``id`` is the embedding row's id;
-* ``memls_fts`` — an FTS5 index over chunk text, heading and path, kept in step by triggers;
+* ``memls_fts`` — an FTS5 index over chunk text, heading, path and context (the neighbouring
+  turns of a transcript turn), kept in step by triggers;
 * ``memls_files`` — per source file: size, mtime, content hash, transcript byte offset and the
   precomputed file-level vector used by MF003;
 * ``memls_meta`` — last backfill, last verification, and ``generation``, a counter bumped by
@@ -27,8 +28,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlite_utils import Database, Migrations
-
 from memls.core.config import Config
 from memls.core.recall.chunking import Chunk
 
@@ -36,70 +35,32 @@ COLLECTION = "memls"
 """The ``llm`` collection name (one per root; each root has its own database)."""
 DEFAULT_DB = Path(".memls") / "recall.db"
 
-migrations = Migrations("memls.recall")
+SCHEMA = "memls.recall m002"
+"""Recorded in ``memls_meta`` once the migrations ran; an equal marker (and the same ``llm``
+version) lets a reader skip importing sqlite-utils and ``llm`` to check for pending ones."""
 
 
-@migrations()
-def m001_tables(db: Database) -> None:
-    """Chunk metadata, the FTS5 index with its triggers, per-file state and meta."""
-    db.executescript(
-        """
-        create table memls_chunks (
-            rid integer primary key,
-            id text not null unique,
-            collection text not null,
-            kind text not null,
-            path text not null,
-            ordinal integer not null,
-            start_line integer not null,
-            end_line integer not null,
-            heading text,
-            timestamp text,
-            session_id text,
-            branch text,
-            content_hash text not null,
-            header text not null,
-            text text not null
-        );
-        create index memls_chunks_path on memls_chunks (path, ordinal);
-        create index memls_chunks_kind on memls_chunks (kind);
-        create virtual table memls_fts using fts5(
-            text, heading, path,
-            content='memls_chunks', content_rowid='rid',
-            tokenize='porter unicode61'
-        );
-        create trigger memls_chunks_ai after insert on memls_chunks begin
-            insert into memls_fts (rowid, text, heading, path)
-            values (new.rid, new.text, new.heading, new.path);
-        end;
-        create trigger memls_chunks_ad after delete on memls_chunks begin
-            insert into memls_fts (memls_fts, rowid, text, heading, path)
-            values ('delete', old.rid, old.text, old.heading, old.path);
-        end;
-        create trigger memls_chunks_au after update of text, heading, path on memls_chunks begin
-            insert into memls_fts (memls_fts, rowid, text, heading, path)
-            values ('delete', old.rid, old.text, old.heading, old.path);
-            insert into memls_fts (rowid, text, heading, path)
-            values (new.rid, new.text, new.heading, new.path);
-        end;
-        create table memls_files (
-            path text primary key,
-            kind text not null,
-            size integer not null,
-            mtime_ns integer not null,
-            file_hash text not null,
-            byte_offset integer not null default 0,
-            turns integer not null default 0,
-            last_turn_start integer not null default 0,
-            guard_hash text,
-            session_id text,
-            branch text,
-            vector blob,
-            vector_model text
-        );
-        create table memls_meta (key text primary key, value text not null);
-        """
-    )
+class Db:
+    """The few ``sqlite_utils.Database`` members memls uses, over a plain sqlite3 connection.
+
+    Opening the store must stay cheap for a whole-process search: sqlite-utils and ``llm``
+    are imported only when migrations have to run.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.conn = sqlite3.connect(str(path))
+        self.conn.execute("pragma recursive_triggers = on")
+
+    def execute(self, sql: str, parameters: Sequence[Any] | None = None) -> sqlite3.Cursor:
+        if parameters is None:
+            return self.conn.execute(sql)
+        return self.conn.execute(sql, parameters)
+
+    def executescript(self, sql: str) -> sqlite3.Cursor:
+        return self.conn.executescript(sql)
+
+    def close(self) -> None:
+        self.conn.close()
 
 
 @dataclass(frozen=True)
@@ -157,7 +118,7 @@ class RecallStore:
                     ignore.write_text("*\n", encoding="utf-8")
         elif not path.exists():
             raise FileNotFoundError(f"no recall database at {path}")
-        self.db = Database(path)
+        self.db = Db(path)
         self.db.execute("pragma busy_timeout = 30000")
         # WAL lets searches read while a backfill writes; NORMAL sync is safe under WAL
         # (a power cut may lose the last commit, never corrupt the file).
@@ -169,17 +130,30 @@ class RecallStore:
 
     def migrate(self) -> None:
         """Apply ``llm``'s embeddings migrations and memls's own (another process may race us)."""
-        from llm.embeddings_migrations import embeddings_migrations
-
-        if not (embeddings_migrations.pending(self.db) or migrations.pending(self.db)):
+        if self._schema_current():
             return
+        from llm.embeddings_migrations import embeddings_migrations
+        from sqlite_utils import Database
+
+        from memls.core.recall.schema import migrations
+
+        db = Database(self.db.conn)
+        if embeddings_migrations.pending(db) or migrations.pending(db):
+            try:
+                embeddings_migrations.apply(db)
+                migrations.apply(db)
+            except sqlite3.OperationalError:
+                # a concurrent process applied the same migration first; finish what is left
+                embeddings_migrations.apply(db)
+                migrations.apply(db)
+        self.set_meta("schema", _schema_marker())
+
+    def _schema_current(self) -> bool:
         try:
-            embeddings_migrations.apply(self.db)
-            migrations.apply(self.db)
-        except sqlite3.OperationalError:
-            # a concurrent process applied the same migration first; finish what is left
-            embeddings_migrations.apply(self.db)
-            migrations.apply(self.db)
+            row = self.db.execute("select value from memls_meta where key = 'schema'").fetchone()
+        except sqlite3.OperationalError:  # no memls_meta table yet
+            return False
+        return row is not None and json.loads(row[0]) == _schema_marker()
 
     def close(self) -> None:
         self.db.close()
@@ -243,6 +217,13 @@ class RecallStore:
                 self.db.execute("update memls_files set vector = null, vector_model = null")
                 self.bump()
         return cid
+
+    def drop_vectors(self, collection_id: int) -> None:
+        """Forget every stored vector of the collection (chunks stay; backfill re-embeds)."""
+        with self.db.conn:
+            self.db.execute("delete from embeddings where collection_id = ?", [collection_id])
+            self.db.execute("update memls_files set vector = null, vector_model = null")
+            self.bump()
 
     def clear(self) -> None:
         """Forget everything indexed (``backfill --full``); the collection row stays."""
@@ -337,9 +318,10 @@ class RecallStore:
         Everything, including ``file_state``, is written in one transaction.
         """
         existing = {
-            row[0]: (row[1], row[2])
+            row[0]: (row[1], row[2], row[3])
             for row in self.db.execute(
-                "select id, rid, content_hash from memls_chunks where path = ? and ordinal >= ?",
+                "select id, rid, content_hash, context from memls_chunks "
+                "where path = ? and ordinal >= ?",
                 [path, from_ordinal],
             ).fetchall()
         }
@@ -347,7 +329,7 @@ class RecallStore:
         added = removed = kept = 0
         with self.db.conn:
             cur = self.collection()
-            for chunk_id, (rid, _hash) in existing.items():
+            for chunk_id, (rid, _hash, _context) in existing.items():
                 if chunk_id not in wanted:
                     removed += self._delete_chunks("rid = ?", [rid])
             for ordinal, chunk in ordered:
@@ -366,6 +348,11 @@ class RecallStore:
                             old[0],
                         ],
                     )
+                    if old[2] != chunk.context:  # a neighbour arrived: BM25 context only
+                        self.db.execute(
+                            "update memls_chunks set context = ? where rid = ?",
+                            [chunk.context, old[0]],
+                        )
                     kept += 1
                     continue
                 if old is not None:
@@ -378,8 +365,8 @@ class RecallStore:
                     )
                 self.db.execute(
                     "insert into memls_chunks (id, collection, kind, path, ordinal, start_line, "
-                    "end_line, heading, timestamp, session_id, branch, content_hash, header, text) "
-                    "values (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    "end_line, heading, timestamp, session_id, branch, content_hash, header, text, "
+                    "context) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     [
                         chunk.id,
                         COLLECTION,
@@ -395,6 +382,7 @@ class RecallStore:
                         chunk.content_hash,
                         chunk.header,
                         chunk.text,
+                        chunk.context,
                     ],
                 )
                 added += 1
@@ -527,6 +515,16 @@ class RecallStore:
         return cur[1], [(str(p), bytes(v)) for p, v in rows]
 
 
+def _schema_marker() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        llm_version = version("llm")
+    except PackageNotFoundError:
+        llm_version = "?"
+    return f"{SCHEMA}; llm {llm_version}"
+
+
 def open_existing(path: Path) -> RecallStore | None:
     """Open a store for reading if it exists and has memls's tables; None otherwise."""
     if not path.is_file():
@@ -536,8 +534,7 @@ def open_existing(path: Path) -> RecallStore | None:
     except (OSError, sqlite3.Error):
         return None
     try:
-        if migrations.pending(store.db):
-            store.migrate()
+        store.migrate()
     except sqlite3.Error:
         store.close()
         return None

@@ -1,0 +1,206 @@
+"""Search one root: text (BM25), semantic (cosine) or hybrid (fused), with honest messages.
+
+A search that could not use vectors says so (``degraded=True`` and a plain message naming
+the reason); the ranking work itself lives in ``search`` (the engine).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from memls.core.config import Config, load_config
+from memls.core.recall import search as engine
+from memls.core.recall.chunking import KINDS
+from memls.core.recall.models import (
+    ModelChoice,
+    embed,
+    load_model,
+    model_revision,
+    pick_model,
+)
+from memls.core.recall.store import RecallStore, db_path_for, open_existing
+
+MODES = ("hybrid", "semantic", "text")
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """One hit. ``path`` is POSIX and relative to the root; lines are 1-based, inclusive."""
+
+    id: str
+    score: float
+    kind: str
+    path: str
+    start_line: int
+    end_line: int
+    heading: str | None
+    snippet: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SearchResponse:
+    """Results plus what actually ran: ``degraded`` means semantic was asked for but not used."""
+
+    results: list[SearchResult]
+    mode: str
+    degraded: bool
+    model: str | None
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "results": [r.to_dict() for r in self.results],
+            "mode": self.mode,
+            "degraded": self.degraded,
+            "model": self.model,
+            "message": self.message,
+        }
+
+
+def _filters(
+    kinds: Sequence[str], path_glob: str | None, since: str | None, until: str | None
+) -> engine.Filters:
+    bad = [k for k in kinds if k not in KINDS]
+    if bad:
+        raise ValueError(f"unknown kind {bad[0]!r}: use one of {', '.join(KINDS)}")
+    return engine.Filters(
+        kinds=tuple(kinds),
+        path_glob=path_glob or None,
+        since=engine.parse_time(since),
+        until=engine.parse_time(until, end=True),
+    )
+
+
+def _verified_note(store: RecallStore, model_id: str) -> str:
+    record = store.meta("last_verification")
+    if isinstance(record, dict) and record.get("model") == model_id and record.get("ok"):
+        return f"verified {record.get('time')}"
+    return "not verified yet — run `memls recall verify`"
+
+
+def search(
+    root: Path,
+    query: str,
+    *,
+    mode: str = "hybrid",
+    kinds: Sequence[str] = (),
+    path_glob: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    limit: int = 10,
+    model: str | None = None,
+    mmr: bool = False,
+) -> SearchResponse:
+    """Search one root. Raises ValueError for a bad mode, kind or time."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}: use one of {', '.join(MODES)}")
+    filters = _filters(kinds, path_glob, since, until)
+    root = root.resolve()
+    config = load_config(root)
+    db = db_path_for(root, config)
+    store = open_existing(db)
+    if store is None:
+        return SearchResponse(
+            [], "text", True, None, f"No recall index at {db} yet: run `memls recall backfill`."
+        )
+    try:
+        limit = max(0, limit)
+        pool = max(limit * 4, 40) if (mode == "hybrid" or mmr) else limit
+        vector: list[float] | None = None
+        reason = ""
+        current = store.collection()
+        model_id = current[1] if current else None
+        if mode != "text":
+            vector, reason = _query_vector(store, query, config, model, db)
+        sem_hits: list[engine.Hit] = []
+        text_hits: list[engine.Hit] = []
+        if vector is not None:
+            sem_hits = engine.semantic(store, vector, query=query, filters=filters, limit=pool)
+        if mode in {"text", "hybrid"} or vector is None:
+            text_hits = engine.text(store, query, filters=filters, limit=pool)
+        if vector is None:
+            ran, hits = "text", text_hits
+        elif mode == "semantic":
+            ran, hits = "semantic", sem_hits
+        else:
+            ran, hits = "hybrid", engine.rrf([text_hits, sem_hits])
+        if mmr:
+            vectors = engine.vectors_for(
+                engine.vector_index(store) if vector is not None else None, [h.rid for h in hits]
+            )
+            hits = engine.mmr(hits, vectors, limit)
+        hits = hits[:limit]
+        degraded = mode != "text" and vector is None
+        if degraded:
+            message = f"Text mode only (degraded): {reason} Results come from full-text search."
+        elif ran == "text":
+            message = "Full-text search (BM25)."
+        else:
+            assert model_id is not None
+            what = "semantic" if ran == "semantic" else "hybrid: full text + semantic"
+            message = (
+                f"{what.capitalize()} search with {model_id} ({_verified_note(store, model_id)})."
+            )
+        if mmr and vector is None:
+            message += " MMR used no vectors (text mode), so it only re-ranked by score."
+        results = [
+            SearchResult(
+                h.id, h.score, h.kind, h.path, h.start_line, h.end_line, h.heading, h.snippet
+            )
+            for h in hits
+        ]
+        return SearchResponse(
+            results, ran, degraded, model_id if vector is not None else None, message
+        )
+    finally:
+        store.close()
+
+
+def _query_vector(
+    store: RecallStore, query: str, config: Config, explicit: str | None, db: Path
+) -> tuple[list[float] | None, str]:
+    """Embed the query with the store's model, or say why semantic search cannot run."""
+    current = store.collection()
+    if current is None or store.embedded_count() == 0:
+        wanted = explicit or config.recall_model
+        if current is None and not wanted:
+            return None, "the store holds no vectors yet (run `memls recall backfill`)."
+        choice = load_model(pick_model(config, explicit, current[1] if current else None), db)
+        if not choice.usable:
+            return None, choice.error or ""
+        return (
+            None,
+            f"the store holds no vectors yet (run `memls recall backfill --model {choice.id}`).",
+        )
+    stored = current[1]
+    if explicit and explicit != stored:
+        return None, (
+            f"the stored vectors were made with '{stored}', not '{explicit}'; "
+            f"run `memls recall backfill --model {explicit}` to switch."
+        )
+    revision = model_revision(stored)
+    if revision is not None and store.meta("model_revision") != revision:
+        return None, (
+            f"the stored {stored} vectors were made by an older version of the model; "
+            "run `memls recall backfill` to re-embed them."
+        )
+    choice = load_model(ModelChoice(stored, "store", model_dir=config.minilm_dir), db)
+    if not choice.usable:
+        return None, choice.error or ""
+    try:
+        vector = [float(x) for x in embed(choice, [query])[0]]
+    except Exception as exc:  # a model that loads but cannot run
+        return None, f"embedding the query with '{stored}' failed: {exc}"
+    index = engine.vector_index(store)
+    if index is None or len(vector) != index.dimensions:
+        return (
+            None,
+            f"'{stored}' now makes {len(vector)}-d vectors but the store holds {index.dimensions if index else 0}-d ones; run `memls recall backfill --full`.",
+        )
+    return vector, ""
