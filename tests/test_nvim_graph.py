@@ -1,7 +1,7 @@
 """The link graph in real headless Neovim with the shipped editors/nvim config:
 ``vim.lsp.buf.rename()`` on a checkpoint bullet renames the file on disk and rewrites
 MEMORY.md and the ``continue`` line; ``vim.lsp.buf.references()`` lists the linking files;
-the code lens command fills the quickfix list."""
+the code lens command fills the quickfix list; ``:MemlsMove`` moves a file with its links."""
 
 from __future__ import annotations
 
@@ -73,6 +73,14 @@ local ok, err = pcall(function()
   out.old_gone = vim.uv.fs_stat({old_checkpoint}) == nil
   out.index_buffer = vim.wait(10000, function() return has_line(index, '**auth-login**') end, 20)
   vim.cmd('silent! wall')
+
+  -- :MemlsMove the topic file into memory/: the index's link follows
+  vim.cmd.edit({testing})
+  vim.cmd('MemlsMove ' .. {moved})
+  out.moved = vim.wait(10000, function() return vim.uv.fs_stat({moved}) ~= nil end, 20)
+  out.moved_buffer = vim.api.nvim_buf_get_name(0) == {moved}
+  out.index_link = vim.wait(10000, function() return has_line(index, '(memory/testing.md)') end, 20)
+  vim.cmd('silent! wall')
 end)
 out.error = ok and vim.NIL or tostring(err)
 out.messages = vim.fn.execute('messages')
@@ -99,6 +107,7 @@ def test_neovim_rename_and_references(tmp_path: Path) -> None:
         name=NAME,
         new_checkpoint=lua(str(new)),
         old_checkpoint=lua(str(old)),
+        moved=lua(str(root / "memory" / "testing.md")),
         result=lua(str(tmp_path / "result.json")),
     )
     seen = run_script(tmp_path, script, project)
@@ -117,4 +126,10 @@ def test_neovim_rename_and_references(tmp_path: Path) -> None:
     assert new.read_text().startswith("# Checkpoint: auth-login\n")
     assert "- **auth-login** (feat/login," in index.read_text()
     assert "continue auth-login." in (root / "deploy.md").read_text()
+    assert seen["moved"] is True
+    assert seen["moved_buffer"] is True
+    assert seen["index_link"] is True
+    assert not (root / "testing.md").exists()
+    assert "- [Testing notes](memory/testing.md)" in index.read_text()
+    assert "[the tests](memory/testing.md)" in (root / "deploy.md").read_text()
     assert "Error" not in seen["messages"], seen["messages"]

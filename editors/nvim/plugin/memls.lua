@@ -2,6 +2,7 @@
 --   :MemlsCheckpointSave [name]   save a checkpoint (name: the branch when omitted)
 --   :MemlsResume [name]           resume a checkpoint (opens it)
 --   :MemlsRecall {query}          search memory and transcripts into the quickfix list
+--   :MemlsMove {path}             move/rename the current memory file; links to it follow
 -- Set `vim.g.memls_no_enable = true` before this runs to call vim.lsp.enable('memls') yourself.
 if vim.g.loaded_memls then
   return
@@ -157,3 +158,34 @@ vim.api.nvim_create_autocmd('LspAttach', {
     })
   end,
 })
+
+-- Neovim has no file explorer of its own that sends workspace/willRenameFiles: this asks the
+-- server for the link edits, applies them, moves the file (and its buffer), then tells the
+-- server it moved.
+vim.api.nvim_create_user_command('MemlsMove', function(opts)
+  local c = client()
+  if not c then
+    return
+  end
+  local old = vim.api.nvim_buf_get_name(0)
+  local new = vim.fs.normalize(vim.fn.fnamemodify(vim.fn.expand(opts.args), ':p'))
+  if vim.fn.isdirectory(new) == 1 then
+    new = new .. '/' .. vim.fs.basename(old)
+  end
+  if vim.uv.fs_stat(new) then
+    vim.notify('memls: ' .. new .. ' already exists', vim.log.levels.ERROR)
+    return
+  end
+  local params = { files = { { oldUri = vim.uri_from_fname(old), newUri = vim.uri_from_fname(new) } } }
+  local response = c:request_sync('workspace/willRenameFiles', params, 10000, 0)
+  if response == nil or response.err then
+    local why = response and response.err and response.err.message or 'no answer'
+    vim.notify('memls: ' .. why, vim.log.levels.ERROR)
+    return
+  end
+  if response.result then
+    vim.lsp.util.apply_workspace_edit(response.result, c.offset_encoding)
+  end
+  vim.lsp.util.rename(old, new)
+  c:notify('workspace/didRenameFiles', params)
+end, { nargs = 1, complete = 'file', desc = 'memls: move the current memory file, keeping links' })
