@@ -73,7 +73,9 @@ def fix_text(workspace: Workspace, path: Path, now: _dt.datetime | None = None) 
     """The document's text with every safe fix applied, re-checking between passes.
 
     Returns the new text and how many fixes were applied. The workspace sees the fixed
-    text as an overlay while fixing (so cross-file rules agree); the overlay is removed after.
+    text as an overlay while fixing (so cross-file rules agree); afterwards the workspace
+    holds exactly what it held before (the editor buffer and its parsed document, or no
+    overlay), so asking for a fix never changes what other requests see.
     """
     from memls.core.rules import check_document
 
@@ -83,6 +85,8 @@ def fix_text(workspace: Workspace, path: Path, now: _dt.datetime | None = None) 
     text = doc.text
     applied = 0
     had_overlay = workspace.has_overlay(path)
+    original = workspace.overlay(path)
+    touched = False
     if not had_overlay and "\ufffd" in text and any(p.code == "SZ001" for p in doc.problems):
         return text, 0  # read from disk with bytes that are not UTF-8: see fix_file
     try:
@@ -98,10 +102,11 @@ def fix_text(workspace: Workspace, path: Path, now: _dt.datetime | None = None) 
                 break
             applied += len(fixes)
             text = new_text
+            touched = True
             workspace.set_text(path, text)
     finally:
-        if not had_overlay:
-            workspace.set_text(path, None)
+        if touched:
+            workspace.set_text(path, original, doc if original is not None else None)
     return text, applied
 
 

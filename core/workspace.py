@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+_VOLATILE = Path("\0volatile")
+"""Marks a memo that depends on something other than documents (disk, git)."""
 ROOT_MARKERS = ("MEMORY.md", "LOG.md")
 _SKIP_DIRS = {".git", ".memls", "node_modules", ".venv", "__pycache__"}
 MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -369,8 +371,16 @@ class Workspace:
         self._overlays: dict[Path, str] = {}
         self._paths: list[Path] | None = None
         self._memo: dict[str, object] = {}
+        self._memo_deps: dict[str, set[Path]] = {}
+        """Per memo, the documents its computation read (``_VOLATILE``: something else)."""
+        self._reading: list[set[Path]] = []
+        """Dependency sets of the memos being computed right now (nested)."""
         self._checkpoints: tuple[list[Path] | None, dict[str, Path]] | None = None
         self._sizes: dict[Path, int] = {}
+        self._size_sum: int | None = None
+        """Bytes of every listed file, kept current edit by edit (see :meth:`total_bytes`)."""
+        self._size_stale: set[Path] = set()
+        self._kinds: tuple[list[Path] | None, dict[FileKind, list[Path]], set[Path]] | None = None
         self.generation = 0
         """Bumped on every change; cross-file facts memoised with :meth:`memo` follow it."""
         self.listeners: list[Callable[[Path | None], None]] = []
@@ -427,6 +437,8 @@ class Workspace:
     def document(self, path: Path) -> Document | None:
         """The parsed document (editor buffer if open, else disk); None when absent."""
         path = self._norm(path)
+        for deps in self._reading:
+            deps.add(path)
         doc = self._docs.get(path)
         if doc is not None:
             return doc
@@ -482,14 +494,15 @@ class Workspace:
         """
         path = self._norm(path)
         self._docs.pop(path, None)
-        self._sizes.pop(path, None)
+        old_size = self._sizes.pop(path, None)
         self.generation += 1
         for listener in self.listeners:
             listener(path)
-        self._memo.clear()
+        edited = self._paths is not None and path in self._paths
         self.links.invalidate(path)
         if self._paths is not None and self.layout_choice.project_folder:
             self._paths = None  # which root-level files are memory depends on the index's links
+            edited = False
         if self._paths is not None:
             listed = path in self._paths
             present = path in self._overlays or (
@@ -499,7 +512,32 @@ class Workspace:
                 # A new list object: caches keyed on the list (checkpoints()) notice the change.
                 others = [p for p in self._paths if p != path]
                 self._paths = sorted([*others, path]) if present else others
+                edited = False
+        self._forget_memos(path if edited else None)
+        if self._size_sum is not None:
+            if edited and old_size is not None:
+                self._size_sum -= old_size
+                self._size_stale.add(path)
+            elif not (edited and path in self._size_stale):
+                self._size_sum = None
         return self.affected_by(path)
+
+    def _forget_memos(self, path: Path | None) -> None:
+        """Drop the memos that read ``path`` (None: every memo). A memory file whose content
+        changed leaves facts about the other files standing, so an edit of MEMORY.md does not
+        recompute what thousands of checkpoints say about themselves."""
+        if path is None:
+            self._memo.clear()
+            self._memo_deps.clear()
+            return
+        for key, deps in list(self._memo_deps.items()):
+            if path in deps or _VOLATILE in deps:
+                del self._memo_deps[key]
+                self._memo.pop(key, None)
+
+    def drop_memos(self) -> None:
+        """Forget every memoised cross-file fact (git state or configuration changed)."""
+        self._forget_memos(None)
 
     def _listable(self, path: Path) -> bool:
         """Whether ``memory_files`` would list ``path`` (without touching the disk)."""
@@ -515,8 +553,9 @@ class Workspace:
         """Forget everything (e.g. after many files changed at once)."""
         self._docs.clear()
         self._sizes.clear()
+        self._size_sum = None
         self._paths = None
-        self._memo.clear()
+        self._forget_memos(None)
         self.generation += 1
         for listener in self.listeners:
             listener(None)
@@ -524,6 +563,17 @@ class Workspace:
         self.layout = self.layout_choice.layout
         self.links.invalidate()
         self.git.invalidate()
+
+    def total_bytes(self) -> int:
+        """Bytes of every listed memory file (editor buffers for open ones), updated per
+        edit instead of summed over the whole root again."""
+        if self._size_sum is None:
+            self._size_stale.clear()
+            self._size_sum = sum(self.byte_size(p) for p in self.paths())
+        for path in self._size_stale:
+            self._size_sum += self.byte_size(path)
+        self._size_stale.clear()
+        return self._size_sum
 
     def byte_size(self, path: Path) -> int:
         """Size of a memory file in bytes (the editor buffer's when open), cached until it changes."""
@@ -541,12 +591,38 @@ class Workspace:
         return size
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
-        """A cross-file fact computed once per workspace generation (e.g. a hash index)."""
+        """A cross-file fact (e.g. a hash index), kept until a document it read changes or
+        the file list does; one that read no document is recomputed after every change."""
         if key in self._memo:
+            deps = self._memo_deps.get(key, {_VOLATILE})
+            for outer in self._reading:
+                outer.update(deps)
             return self._memo[key]  # type: ignore[return-value]
-        value = compute()
+        deps = set()
+        self._reading.append(deps)
+        try:
+            value = compute()
+        finally:
+            self._reading.pop()
+        if not deps:
+            deps.add(_VOLATILE)
+        for outer in self._reading:
+            outer.update(deps)
         self._memo[key] = value
+        self._memo_deps[key] = deps
         return value
+
+    def _by_kind(self) -> tuple[dict[FileKind, list[Path]], set[Path]]:
+        """Listed files by kind, and as a set (recomputed only when the file list changes)."""
+        self.paths()
+        cached = self._kinds
+        if cached is not None and cached[0] is self._paths:
+            return cached[1], cached[2]
+        groups: dict[FileKind, list[Path]] = {}
+        for p in self._paths or ():
+            groups.setdefault(kind_for(p), []).append(p)
+        self._kinds = (self._paths, groups, set(self._paths or ()))
+        return groups, self._kinds[2]
 
     def affected_by(self, path: Path) -> set[Path]:
         """Documents whose diagnostics may change when ``path`` changes."""
@@ -555,14 +631,10 @@ class Workspace:
         idx = self.index_path
         if path != idx:
             affected.add(idx)
-        listed = self.paths()
-        for p in listed:
-            k = kind_for(p)
-            if k is FileKind.HANDOFF or (
-                k is FileKind.TOPIC and kind in (FileKind.INDEX, FileKind.TOPIC)
-            ):
-                affected.add(p)
-        present = set(listed)
+        groups, present = self._by_kind()
+        affected.update(groups.get(FileKind.HANDOFF, ()))
+        if kind in (FileKind.INDEX, FileKind.TOPIC):
+            affected.update(groups.get(FileKind.TOPIC, ()))
         return {p for p in affected if p in present or p in self._overlays}
 
     # -- cross-file view ---------------------------------------------------

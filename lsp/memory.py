@@ -4,6 +4,12 @@ Every method that touches a ``Workspace`` runs on one worker thread (``run``), s
 git and disk work stay off the event loop and the workspaces need no locks. Diagnostics are
 cached per file and dropped only for the files a change affects, so an edit costs a re-check
 of the edited document, never a rescan of the root.
+
+Big buffers (over ``PARSE_ASIDE_CHARS``) are parsed on a second thread, with nothing but the
+text, and handed to the worker parsed: a 10 MB document never holds the worker (and every
+request queued behind it) for the seconds its parse takes, and a parse superseded by a newer
+edit is skipped. Documents over the large-document threshold get the cheap rules only
+(``SZ``) and one SZ006 note saying so.
 """
 
 from __future__ import annotations
@@ -12,15 +18,19 @@ import asyncio
 import datetime as _dt
 import hashlib
 import os
+import queue
+import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from memls.core.config import Config, ConfigError, load_config
-from memls.core.model import Diagnostic, Document
-from memls.core.rules import check_document
+from memls.core.model import Diagnostic, Document, Range
+from memls.core.parse import parse_text
+from memls.core.rules import RuleContext, check_document
+from memls.core.rules import size as size_rules
 from memls.core.workspace import ROOT_MARKERS, Workspace, claude_memory_dir, discover_root, is_root
 from memls.lsp.settings import Settings
 
@@ -32,6 +42,58 @@ _SCAN_DEPTH = 3
 _CACHE_SECONDS = 60.0
 _BATCH_REFRESH = 32
 """More changed files than this in one root at once: refresh the root instead."""
+PARSE_ASIDE_CHARS = 256_000
+"""Buffers longer than this are parsed on the parse thread, not on the worker."""
+
+
+class Worker:
+    """One daemon thread running calls in submission order.
+
+    A daemon, so a call still running (a parse, a check) never keeps the process alive
+    after ``exit``; :meth:`close` gives it a moment to finish first."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._queue: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def submit(self, fn: Callable[[], T]) -> Future[T]:
+        future: Future[T] = Future()
+        if self._closed:
+            future.cancel()
+            return future
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name=self._name, daemon=True)
+            self._thread.start()
+        self._queue.put((future, fn))
+        return future
+
+    def _loop(self) -> None:
+        while (item := self._queue.get()) is not None:
+            future, fn = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(fn())
+            except BaseException as exc:
+                future.set_exception(exc)
+
+    def close(self, timeout: float) -> None:
+        """Cancel what has not started; wait up to ``timeout`` for what has."""
+        self._closed = True
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                item[0].cancel()
+        self._queue.put(None)
+        if self._thread is not None:
+            self._thread.join(timeout)
 
 
 @dataclass(frozen=True)
@@ -46,7 +108,11 @@ class Checked:
 
 class MemoryState:
     def __init__(self) -> None:
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memls-worker")
+        self._worker = Worker("memls-worker")
+        self._parser = Worker("memls-parse")
+        self._latest: dict[Path, object] = {}
+        """Per path, the token of the newest buffer handed to the parse thread."""
+        self._parsing: dict[Path, asyncio.Future[None]] = {}
         self.settings = Settings()
         self.folders: list[Path] = []
         self.workspaces: dict[Path, Workspace] = {}
@@ -56,15 +122,64 @@ class MemoryState:
 
     async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run ``fn`` on the worker thread (the only thread that touches workspaces)."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, lambda: fn(*args, **kwargs))
+        return await asyncio.wrap_future(self._worker.submit(lambda: fn(*args, **kwargs)))
 
     def submit(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> None:
         """Queue ``fn`` on the worker without waiting (later ``run`` calls see its effect)."""
-        self._executor.submit(fn, *args, **kwargs)
+        self._worker.submit(lambda: fn(*args, **kwargs))
 
     def shutdown(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        self.close(0.0)
+
+    def close(self, timeout: float) -> None:
+        """Stop both threads: queued work is dropped, running work gets ``timeout`` seconds."""
+        self._parser.close(timeout)
+        self._worker.close(timeout)
+
+    # -- editor buffers (event loop) ----------------------------------------
+    async def update(self, path: Path, text: str | None) -> set[Path]:
+        """Hand an editor buffer (None: closed) to its workspace; returns the affected files.
+
+        A big buffer waits for a short pause in the edits (longer the bigger it is) and is
+        then parsed on the parse thread; if a newer buffer of the same path arrives
+        meanwhile, this one is dropped (returns no affected files) and, when its parse has
+        not started, never parsed. Until the newest buffer is in, :meth:`parsing` tells
+        requests on that document to wait."""
+        token = object()
+        self._latest[path] = token
+        settled = self._parsing.get(path)
+        if settled is None or settled.done():
+            settled = asyncio.get_running_loop().create_future()
+            self._parsing[path] = settled
+        try:
+            if text is None or len(text) <= PARSE_ASIDE_CHARS:
+                return await self.run(self.set_text, path, text)
+            await asyncio.sleep(min(0.5, max(0.02, len(text) / 20_000_000)))
+            if self._latest.get(path) is not token:
+                return set()
+
+            def parse() -> Document | None:
+                if self._latest.get(path) is not token:
+                    return None  # superseded before it started
+                return parse_text(text, path)
+
+            doc = await asyncio.wrap_future(self._parser.submit(parse))
+            if doc is None or self._latest.get(path) is not token:
+                return set()
+            return await self.run(self.set_text, path, text, doc)
+        finally:
+            if self._latest.get(path) is token:
+                del self._latest[path]
+                if self._parsing.get(path) is settled:
+                    del self._parsing[path]
+                if not settled.done():
+                    settled.set_result(None)
+
+    def parsing(self, path: Path) -> asyncio.Future[None] | None:
+        """Resolves once the newest buffer of ``path`` is in its workspace, while a big one
+        is still waiting or being parsed (requests on that document wait for it, so they
+        never answer from older text); None when nothing is pending."""
+        return self._parsing.get(path)
 
     # -- roots (worker thread) ---------------------------------------------
     def config_for(self, root: Path) -> Config:
@@ -113,20 +228,22 @@ class MemoryState:
     def reload_configs(self) -> None:
         for root, ws in self.workspaces.items():
             ws.config = self.config_for(root)
+            ws.drop_memos()
         self._checked.clear()
 
     def git_changed(self, repo_paths: Iterable[Path] | None = None) -> None:
         for ws in self.workspaces.values():
             ws.git.invalidate()
+            ws.drop_memos()
         self._checked.clear()
 
     # -- updates (worker thread) --------------------------------------------
-    def set_text(self, path: Path, text: str | None) -> set[Path]:
+    def set_text(self, path: Path, text: str | None, doc: Document | None = None) -> set[Path]:
         ws = self.workspace_for(path)
         if ws is None:
             self._checked.pop(path, None)
             return set()
-        affected = ws.set_text(path, text)
+        affected = ws.set_text(path, text, doc)
         affected.add(path)
         self._forget(affected)
         return affected
@@ -178,7 +295,13 @@ class MemoryState:
             return cached
         ws = self.workspace_for(path)
         doc = ws.document(path) if ws is not None else None
-        diags = check_document(ws, doc, now) if ws is not None and doc is not None else []
+        diags: list[Diagnostic] = []
+        if ws is not None and doc is not None:
+            limit = ws.config.large_document_bytes
+            if limit and doc.byte_size > limit:
+                diags = check_large(ws, doc, now, limit)
+            else:
+                diags = check_document(ws, doc, now)
         digest = hashlib.blake2b(digest_size=12)
         for d in diags:
             digest.update(repr((d.code, d.severity, d.message, d.range)).encode())
@@ -192,6 +315,34 @@ class MemoryState:
             for p in ws.paths():
                 seen[p] = None
         return list(seen)
+
+
+def check_large(ws: Workspace, doc: Document, now: _dt.datetime, limit: int) -> list[Diagnostic]:
+    """A document over the large-document threshold: the cheap per-document rules (the SZ
+    family: encoding, sizes, pointer form) and an SZ006 note that the others did not run."""
+    ctx = RuleContext(doc, ws, now)
+    found = list(size_rules.check(ctx))
+    found.append(
+        ctx.diag(
+            "SZ006",
+            f"{doc.name} is {doc.byte_size:,} bytes, over the language server's "
+            f"large-document threshold ({limit:,} bytes): only the SZ rules run on it while "
+            "it is open (`memls check` runs them all; raise `largeDocumentBytes` or "
+            "`large_document_bytes` in memls.toml to analyse it fully)",
+            Range.line(0, len(doc.line_text(0))),
+        )
+    )
+    cfg = ws.config
+    out = []
+    for diag in found:
+        if not cfg.enabled(diag.code):
+            continue
+        if doc.suppressions.suppresses(diag.code, diag.range.start.line):
+            continue
+        severity = cfg.severity_for(diag.code, diag.severity)
+        out.append(diag if severity is diag.severity else replace(diag, severity=severity))
+    out.sort(key=lambda d: (d.range.start.line, d.range.start.character, d.code))
+    return out
 
 
 def _is_memory_location(root: Path, path: Path) -> bool:

@@ -23,13 +23,18 @@ class CheckpointRef:
     line: int
 
 
-def checkpoint_refs(ws: Workspace, doc: Document) -> Iterator[CheckpointRef]:
-    """Every checkpoint name the document mentions, in line order."""
+def checkpoint_refs(
+    ws: Workspace, doc: Document, only_line: int | None = None
+) -> Iterator[CheckpointRef]:
+    """Every checkpoint name the document mentions, in line order (``only_line``: the
+    ones on that line, without scanning the rest of the document)."""
     bullet_lines: set[int] = set()
     if doc.kind is FileKind.INDEX:
         section = doc.section("Active Checkpoints")
         if section is not None:
             for item in doc.items_in(section):
+                if only_line is not None and item.line != only_line:
+                    continue
                 m = _BULLET_NAME.match(doc.line_text(item.line))
                 if m:
                     bullet_lines.add(item.line)
@@ -38,7 +43,10 @@ def checkpoint_refs(ws: Workspace, doc: Document) -> Iterator[CheckpointRef]:
                     yield CheckpointRef(
                         name, Range.of(item.line, start, item.line, start + len(name)), item.line
                     )
-    for number, text in enumerate(doc.lines):
+    numbered = (
+        enumerate(doc.lines) if only_line is None else [(only_line, doc.line_text(only_line))]
+    )
+    for number, text in numbered:
         if "continue" not in text or number in bullet_lines or doc.in_fence(number):
             continue
         for m in _CONTINUE.finditer(text):
@@ -49,7 +57,7 @@ def checkpoint_refs(ws: Workspace, doc: Document) -> Iterator[CheckpointRef]:
 
 def checkpoint_ref_at(ws: Workspace, doc: Document, pos: Position) -> CheckpointRef | None:
     """The reference on ``pos``'s line; for a bullet, anywhere on its line counts."""
-    for ref in checkpoint_refs(ws, doc):
+    for ref in checkpoint_refs(ws, doc, pos.line):
         if ref.line != pos.line:
             continue
         if ref.range.contains(pos) or _BULLET_NAME.match(doc.line_text(pos.line)):

@@ -7,15 +7,18 @@ thread of :class:`~memls.lsp.memory.MemoryState`; features answer requests from 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Generator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMethodNotFound
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import MsgId
@@ -26,15 +29,22 @@ from memls.lsp.convert import PositionCodec, uri_to_path
 from memls.lsp.features import LanguageFeature
 from memls.lsp.memory import MemoryState
 from memls.lsp.settings import Settings
+from memls.lsp.textsync import apply_change
+from memls.lsp.transport import serve, stdin_chunks
 
 log = logging.getLogger(__name__)
 
+EXIT_GRACE_SECONDS = 2.0
+"""On ``exit``, how long work already running on the worker may take to finish."""
+
 
 class MemlsProtocol(LanguageServerProtocol):
-    """pygls' protocol with three changes: a didChange for a document that was never opened
-    is ignored (logged) instead of raising, command handlers receive the whole
-    ``ExecuteCommandParams`` (they need its ``workDoneToken``), and ``$/cancelRequest`` also
-    reaches a running command (pygls only cancels requests that have not started)."""
+    """pygls' protocol with these changes: a didChange for a document that was never opened
+    is ignored (logged) instead of raising, and is applied in time proportional to the edit
+    (:mod:`memls.lsp.textsync`); command handlers receive the whole ``ExecuteCommandParams``
+    (they need its ``workDoneToken``); ``$/cancelRequest`` also reaches a running command
+    (pygls only cancels requests that have not started); and a request on a document whose
+    newer text is still being parsed waits for that parse."""
 
     def __init__(self, server: LanguageServer, converter: Any) -> None:
         super().__init__(server, converter)
@@ -48,6 +58,28 @@ class MemlsProtocol(LanguageServerProtocol):
             self.cancel_hooks.pop(msg_id, None)
 
         return unregister
+
+    def _handle_request(self, msg_id: MsgId, method_name: str, params: Any) -> None:
+        """A request on a document whose newer text is still being parsed (a big buffer,
+        parsed off the worker) waits for that parse, so it never answers from old text;
+        every other request runs at once."""
+        document = getattr(params, "text_document", None)
+        uri = getattr(document, "uri", None)
+        path = uri_to_path(uri) if isinstance(uri, str) else None
+        server = self._server
+        parsing = (
+            server.memory.parsing(path)
+            if path is not None and isinstance(server, MemlsServer)
+            else None
+        )
+        if parsing is None or parsing.done():
+            super()._handle_request(msg_id, method_name, params)
+            return
+
+        def run(_: object) -> None:
+            LanguageServerProtocol._handle_request(self, msg_id, method_name, params)
+
+        parsing.add_done_callback(run)
 
     def _handle_cancel_notification(self, msg_id: MsgId) -> None:
         super()._handle_cancel_notification(msg_id)
@@ -66,8 +98,11 @@ class MemlsProtocol(LanguageServerProtocol):
                 )
             )
             return
+        document = self.workspace.text_documents[uri]
+        codec = self._server.codec if isinstance(self._server, MemlsServer) else PositionCodec()
         for change in params.content_changes:
-            self.workspace.update_text_document(params.text_document, change)
+            apply_change(document, change, codec)
+        document.version = params.text_document.version
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
             yield handler, (params,), None
 
@@ -103,12 +138,47 @@ class MemlsServer(LanguageServer):
         assert isinstance(self.protocol, MemlsProtocol)
         return self.protocol
 
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over stdio with memls' framing (:mod:`memls.lsp.transport`): bad input is
+        answered or reported and skipped, never the end of the conversation. Returns at end
+        of input; ``exit`` ends the process (code 0 after ``shutdown``, else 1), without
+        waiting more than a moment for work still running on the worker."""
+        self._stop_event = stop = threading.Event()
+        # Big documents are parsed on a second thread; hand the interpreter lock over
+        # more often than every 5 ms so requests answered meanwhile stay quick.
+        sys.setswitchinterval(0.001)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        read = stdin_chunks(stdin or sys.stdin.buffer)
+        code: int | str | None = None
+        try:
+            asyncio.run(serve(read, self.protocol, stop, self._report_loop_error))
+        except BrokenPipeError:
+            log.error("the client closed its end of the connection")
+        except SystemExit as exc:  # pygls' exit handler
+            code = exc.code
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.memory.close(timeout=EXIT_GRACE_SECONDS)
+            self.shutdown()  # type: ignore[no-untyped-call]
+        if code:
+            raise SystemExit(code)
+
+    def _report_loop_error(self, error: Exception) -> None:
+        self.report_server_error(error, JsonRpcException)
+
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log every handler failure to the client; requests are also answered as errors.
+
+        An unsupported method is no failure: it is answered MethodNotFound and logged only
+        at debug level on stderr.
 
         pygls reports a handler's unexpected exception as a new ``JsonRpcInternalError``
         that was never raised and carries the original frames only in ``data``: log those,
         or the message would name the error but not where it happened."""
+        if isinstance(error, JsonRpcMethodNotFound) or getattr(error, "quiet", False):
+            log.debug("%s", error)  # quiet: a refusal the client shows (features/rename.py)
+            return
         text = "".join(traceback.format_exception(error)).strip()
         data = error.data if isinstance(error, JsonRpcException) else None
         frames = data.get("traceback") if isinstance(data, dict) else None

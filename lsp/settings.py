@@ -29,6 +29,9 @@ class Settings:
     debounce_ms: int = 0
     """Extra delay before re-checking an edited document; edits that arrive while a check
     runs are always coalesced into one follow-up check."""
+    large_document_bytes: int | None = None
+    """Documents over this many bytes get the SZ rules only (None: the root's
+    ``large_document_bytes``, default 1 MiB; 0: no limit)."""
 
     @classmethod
     def from_object(cls, data: Any) -> Settings:
@@ -42,6 +45,7 @@ class Settings:
         model = recall.get("model") if isinstance(recall, dict) else data.get("recall.model")
         stale = data.get("staleDays", data.get("stale_days"))
         debounce = data.get("debounceMs", data.get("debounce_ms"))
+        large = data.get("largeDocumentBytes", data.get("large_document_bytes"))
         return cls(
             roots=_strings(data.get("roots")),
             stale_days=int(stale)
@@ -55,6 +59,9 @@ class Settings:
             and not isinstance(debounce, bool)
             and debounce >= 0
             else 0,
+            large_document_bytes=int(large)
+            if isinstance(large, int | float) and not isinstance(large, bool) and large >= 0
+            else None,
         )
 
     def root_paths(self, folders: list[Path]) -> list[Path]:
@@ -77,6 +84,8 @@ class Settings:
             overrides["stale_days"] = self.stale_days
         if self.recall_model:
             overrides["recall_model"] = self.recall_model
+        if self.large_document_bytes is not None:
+            overrides["large_document_bytes"] = self.large_document_bytes
         return config.merged(overrides) if overrides else config
 
 

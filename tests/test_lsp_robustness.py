@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import queue
 import subprocess
-from collections.abc import AsyncIterator
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.lsp_helpers import (
@@ -37,6 +41,12 @@ async def client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[No
     await lsp_client.shutdown_session()
 
 
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INVALID_REQUEST = -32600
+PARSE_ERROR = -32700
+
+
 def root_of(tmp_path: Path) -> Path:
     return tmp_path / "proj" / "mem"
 
@@ -53,9 +63,94 @@ async def test_unknown_method_is_an_error_and_the_server_goes_on(
 ) -> None:
     index = root_of(tmp_path) / "MEMORY.md"
     client.text_document_did_open(open_params(index))
-    with pytest.raises(Exception, match=r"not found|Method Not Found|-32601"):
+    with pytest.raises(JsonRpcException) as caught:
         await client.protocol.send_request_async("memls/noSuchMethod", {})  # type: ignore[no-untyped-call]
+    assert caught.value.code == METHOD_NOT_FOUND
     await still_serves(client, index)
+
+
+async def test_unsupported_methods_answer_method_not_found_quietly(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """Editors ask for what they support (inlay hints, semantic tokens, …): memls answers
+    MethodNotFound and logs nothing at Error level, and no traceback anywhere."""
+    index = root_of(tmp_path) / "MEMORY.md"
+    client.text_document_did_open(open_params(index))
+    ident = types.TextDocumentIdentifier(uri=uri(index))
+    whole = types.Range(types.Position(0, 0), types.Position(5, 0))
+    requests: list[tuple[str, object]] = [
+        (types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintParams(ident, whole)),
+        (types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, types.SemanticTokensParams(ident)),
+        (
+            types.TEXT_DOCUMENT_FORMATTING,
+            types.DocumentFormattingParams(ident, types.FormattingOptions(2, True)),
+        ),
+        ("memls/noSuchMethod", {}),
+    ]
+    for method, params in requests:
+        with pytest.raises(JsonRpcException) as caught:
+            await client.protocol.send_request_async(method, params)  # type: ignore[no-untyped-call]
+        assert caught.value.code == METHOD_NOT_FOUND, method
+    await still_serves(client, index)
+    errors = [m.message for m in client.log_messages if m.type == types.MessageType.Error]
+    assert errors == []
+    assert not any("Traceback" in m.message for m in client.log_messages)
+
+
+async def answers(client: LanguageClient, path: Path, hover_lines: list[int]) -> list[object]:
+    """What the read-only requests say about ``path`` (to compare before and after)."""
+    ident = types.TextDocumentIdentifier(uri=uri(path))
+    out: list[object] = [
+        await client.text_document_folding_range_async(types.FoldingRangeParams(ident)),
+        await client.text_document_document_symbol_async(types.DocumentSymbolParams(ident)),
+        await client.text_document_document_link_async(types.DocumentLinkParams(ident)),
+    ]
+    for line in hover_lines:
+        out.append(
+            await client.text_document_hover_async(
+                types.HoverParams(ident, types.Position(line, 4))
+            )
+        )
+    return out
+
+
+async def test_code_action_request_leaves_the_document_state_alone(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """Listing code actions computes "Fix all" on a scratch copy: afterwards folding ranges,
+    symbols, links and hovers answer exactly as before (they used to go one line off)."""
+    root = root_of(tmp_path)
+    when = dt.datetime.now().replace(second=0, microsecond=0)
+    (root / "checkpoint-other-task.md").write_text(
+        checkpoint_text("other-task", BRANCH, when), encoding="utf-8"
+    )
+    index = root / "MEMORY.md"
+    text = index.read_text(encoding="utf-8")
+    client.text_document_did_open(open_params(index, text))
+    diags = await wait_for_diagnostics(client, index, lambda codes: "IX003" in codes)
+    lines = text.splitlines()
+    hover_lines = [
+        next(n for n, ln in enumerate(lines) if ln.startswith("- **")),
+        lines.index("- [Testing notes](testing.md)"),
+        len(lines) - 1,
+    ]
+    before = await answers(client, index, hover_lines)
+    for _ in range(2):
+        actions = await client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri(index)),
+                range=types.Range(types.Position(0, 0), types.Position(len(lines), 0)),
+                context=types.CodeActionContext(diagnostics=diags),
+            )
+        )
+        assert actions is not None
+        titles = [a.title for a in actions]
+        assert any(t.startswith("Fix all memls problems") for t in titles), titles
+        assert await answers(client, index, hover_lines) == before
+    # and the diagnostics of the untouched buffer are still the same findings
+    client.text_document_did_change(change_all(index, text, 2))
+    again = await wait_for_diagnostics(client, index, lambda codes: "IX003" in codes)
+    assert [(d.code, d.range) for d in again] == [(d.code, d.range) for d in diags]
 
 
 async def test_did_change_for_a_never_opened_document(
@@ -202,3 +297,152 @@ def test_malformed_payload_over_raw_stdio(tmp_path: Path) -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+class RawServer:
+    """``memls serve`` over raw stdio, for what a well-behaved client never sends.
+
+    A thread reads the server's messages into a queue, so a test waits with a deadline
+    and fails instead of hanging."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        self.messages: queue.Queue[dict[str, object] | None] = queue.Queue()
+        self.seen: list[dict[str, object]] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        try:
+            while True:
+                self.messages.put(read_message(self.proc.stdout))
+        except (EOFError, ValueError, OSError):
+            self.messages.put(None)
+
+    def send(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def request(self, msg_id: int, method: str, params: object = None) -> None:
+        message: dict[str, object] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(frame(json.dumps(message).encode()))
+
+    def notify(self, method: str, params: object = None) -> None:
+        message: dict[str, object] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(frame(json.dumps(message).encode()))
+
+    def response(self, msg_id: object, timeout: float = 30.0) -> dict[str, object]:
+        """The response to ``msg_id`` (fails after ``timeout`` seconds)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for message in self.seen:
+                if message.get("id") == msg_id and ("result" in message or "error" in message):
+                    return message
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"no response to {msg_id!r}; saw {self.seen}")
+            try:
+                received = self.messages.get(timeout=left)
+            except queue.Empty:
+                continue
+            if received is None:
+                raise AssertionError(f"the server closed before answering {msg_id!r}")
+            self.seen.append(received)
+
+    def initialize(self, folder: Path | None = None) -> None:
+        self.request(
+            1,
+            "initialize",
+            {"capabilities": {}, "rootUri": folder.resolve().as_uri() if folder else None},
+        )
+        assert "result" in self.response(1)
+        self.notify("initialized", {})
+
+    def exit_code(self, timeout: float = 20.0) -> int:
+        self.notify("exit")
+        return self.proc.wait(timeout=timeout)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture
+def raw() -> Iterator[RawServer]:
+    server = RawServer()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+def error_code(message: dict[str, object]) -> object:
+    error = message.get("error")
+    assert isinstance(error, dict), message
+    return error.get("code")
+
+
+def test_invalid_params_are_answered_with_invalid_params(raw: RawServer) -> None:
+    """Issue 15 defect 6: ``textDocument/hover`` with ``{"bogus": 1}`` got no response."""
+    raw.initialize()
+    raw.request(2, "textDocument/hover", {"bogus": 1})
+    answer = raw.response(2)
+    assert error_code(answer) == INVALID_PARAMS
+    error = answer["error"]
+    assert isinstance(error, dict)
+    assert "position" in str(error["message"])
+    raw.notify("textDocument/didOpen", {"bogus": 1})  # a notification: nothing to answer
+    raw.request(3, "textDocument/documentSymbol", {"textDocument": 5})
+    assert error_code(raw.response(3)) == INVALID_PARAMS
+    raw.request(4, "shutdown")
+    assert raw.response(4)["result"] is None
+    assert raw.exit_code() == 0
+
+
+def test_malformed_headers_resynchronise_and_exit_still_works(raw: RawServer) -> None:
+    """Issue 15 defect 6: after ``Content-Length: abc`` (or no header) the server answered
+    nothing more and ignored shutdown/exit. Now it skips to the next header, answers a
+    request it can recognise in what it skipped, and honours shutdown and exit."""
+    raw.initialize()
+    hover = {"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover", "params": {}}
+    raw.send(b"Content-Length: abc\r\n\r\n" + json.dumps(hover).encode())
+    raw.send(json.dumps({**hover, "id": 3}).encode())  # no header at all
+    raw.send(b"\r\nX-Junk\r\n\r\ngarbage \x00\xff bytes")
+    raw.send(b'Content-Length: 9999\r\n\r\n{"jsonrpc":')  # longer than what follows
+    raw.request(4, "textDocument/documentSymbol", {"textDocument": {"uri": "file:///x/none.md"}})
+    assert raw.response(4).get("result") is not None or "error" in raw.response(4)
+    assert error_code(raw.response(2)) == INVALID_REQUEST
+    assert error_code(raw.response(3)) == INVALID_REQUEST
+    raw.request(5, "shutdown")
+    assert raw.response(5)["result"] is None
+    logged = [m.get("params") for m in raw.seen if m.get("method") == "window/logMessage"]
+    warnings = [p for p in logged if isinstance(p, dict) and "unframed" in str(p.get("message"))]
+    assert warnings
+    assert raw.exit_code() == 0
+
+
+def test_not_json_is_a_parse_error_and_requests_after_shutdown_are_refused(
+    raw: RawServer,
+) -> None:
+    raw.initialize()
+    raw.send(frame(b"{not json"))
+    raw.send(frame(b"[1, 2]"))
+    raw.request(2, "shutdown")
+    assert raw.response(2)["result"] is None
+    raw.request(3, "textDocument/hover", {"bogus": 1})
+    assert error_code(raw.response(3)) == INVALID_REQUEST
+    parse_errors = [m for m in raw.seen if m.get("id") is None and "error" in m]
+    assert {error_code(m) for m in parse_errors} == {PARSE_ERROR, INVALID_REQUEST}
+    assert raw.exit_code() == 0
+
+
+def test_exit_without_shutdown_ends_the_process_with_code_1(raw: RawServer) -> None:
+    raw.initialize()
+    assert raw.exit_code() == 1

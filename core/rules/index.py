@@ -330,15 +330,30 @@ def _delete_line(doc: Document, line: int) -> TextEdit:
 
 
 def _facts(ctx: RuleContext) -> dict[str, CheckpointFacts | None]:
-    """Facts of every checkpoint of the root (``None`` when the file cannot be read)."""
-    out: dict[str, CheckpointFacts | None] = {}
-    foreign = set(foreign_checkpoints(ctx.workspace))
-    for name, path in ctx.workspace.checkpoints().items():
-        if path in foreign:
-            continue  # another tool's checkpoint: CP050 notes it, the index need not list it
-        cdoc = ctx.workspace.document(path)
-        out[name] = checkpoint_facts(cdoc, name) if cdoc is not None else None
-    return out
+    """Facts of every checkpoint of the root (``None`` when the file cannot be read);
+    memoised, so typing in MEMORY.md does not revisit every checkpoint (do not mutate)."""
+    ws = ctx.workspace
+
+    def compute() -> dict[str, CheckpointFacts | None]:
+        out: dict[str, CheckpointFacts | None] = {}
+        foreign = set(foreign_checkpoints(ws))
+        for name, path in ws.checkpoints().items():
+            if path in foreign:
+                continue  # another tool's checkpoint: CP050 notes it, the index need not list it
+            cdoc = ws.document(path)
+            out[name] = checkpoint_facts(cdoc, name) if cdoc is not None else None
+        return out
+
+    return ws.memo("memls.ix.facts", compute)
+
+
+def _canonical_bullets(ctx: RuleContext) -> dict[str, str]:
+    """The canonical bullet of every checkpoint that has one (memoised like the facts)."""
+
+    def compute() -> dict[str, str]:
+        return {n: b for n, f in _facts(ctx).items() if f is not None and (b := bullet_for(f))}
+
+    return ctx.workspace.memo("memls.ix.bullets", compute)
 
 
 def _check_bullets(
@@ -477,7 +492,8 @@ def _missing_summary(
     after: int,
 ) -> Diagnostic:
     doc = ctx.doc
-    bullets = [b for name in rest if (f := facts.get(name)) is not None and (b := bullet_for(f))]
+    canonical = _canonical_bullets(ctx)
+    bullets = [b for name in rest if (b := canonical.get(name)) is not None]
     fix = None
     if section is not None and bullets:
         at = Range.point(after, len(doc.line_text(after)))

@@ -66,7 +66,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             "merge or retire some topic files",
             first_line,
         )
-    total = sum(ctx.workspace.byte_size(p) for p in paths)
+    total = ctx.workspace.total_bytes()
     if total > MAX_TOTAL_BYTES:
         yield ctx.diag(
             "SZ003",

@@ -103,6 +103,10 @@ class Diagnostics(LanguageFeature):
 
     async def publish(self, uri: str) -> None:
         path = self.server.path_of(uri)
+        while path is not None and (pending := self.server.memory.parsing(path)) is not None:
+            if pending.done():
+                break
+            await pending  # a newer big buffer is on its way into the workspace
         doc = self.server.workspace.text_documents.get(uri)
         if doc is None:
             return  # closed meanwhile
@@ -144,6 +148,8 @@ class Diagnostics(LanguageFeature):
         path = self.server.path_of(params.text_document.uri)
         if path is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
+        while (pending := self.server.memory.parsing(path)) is not None and not pending.done():
+            await pending
         checked = await self.server.memory.run(self.server.memory.check, path)
         if params.previous_result_id == checked.result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=checked.result_id)

@@ -250,7 +250,7 @@ async def _sync(ls: MemlsServer, uri: str, text: str | None) -> set[Path]:
     path = ls.path_of(uri)
     if path is None:
         return set()
-    return await ls.memory.run(ls.memory.set_text, path, text)
+    return await ls.memory.update(path, text)
 
 
 async def _pull_configuration(ls: MemlsServer) -> bool:
@@ -280,6 +280,7 @@ def _as_dict(settings: Settings) -> dict[str, Any]:
         "ignore": list(settings.ignore),
         "recall": {"model": settings.recall_model or ""},
         "debounceMs": settings.debounce_ms,
+        "largeDocumentBytes": settings.large_document_bytes,
     }
 
 
