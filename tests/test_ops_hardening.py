@@ -270,8 +270,11 @@ def test_defect4_fix_text_refuses_disk_text_it_could_not_decode(tmp_path: Path) 
 
 
 # -- defect 8 ------------------------------------------------------------------------
-def test_defect8_modified_files_never_lists_temp_files(tmp_path: Path) -> None:
+def test_defect8_modified_files_never_lists_temp_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = init_repo(tmp_path / "repo")
+    monkeypatch.chdir(root)  # the branch and status come from where the command runs
     (root / f"{TEMP_PREFIX}abc123").touch()
     (root / "src").mkdir()
     (root / "src" / f"{TEMP_PREFIX}zz9").touch()
