@@ -314,3 +314,23 @@ async def test_streamable_http_on_loopback(project: Path) -> None:
         server.terminate()
         server.wait(timeout=30)
     assert "Over HTTP" in (project / "checkpoint-feature-login.md").read_text(encoding="utf-8")
+
+
+async def test_binary_files_and_bad_bodies_are_answered_not_crashed_on(project: Path) -> None:
+    (project / "checkpoint-blob.md").write_bytes(b"# Checkpoint: blob\n\x00\xff\xfe binary\n")
+    cli = memls_json(
+        project, "log", "append", "--title", "T", "--body", "## splits the entry", "--json"
+    )
+    async with connect(project, project) as session:
+        checked = payload(await session.call_tool("memory_check", {"path": "checkpoint-blob.md"}))
+        assert "SZ001" in {d["code"] for d in checked["diagnostics"]}
+        read = await session.read_resource("memls://memory/checkpoint-blob.md")
+        first = read.contents[0]
+        assert isinstance(first, types.TextResourceContents)
+        assert first.text.startswith("# Checkpoint: blob")
+        resumed = payload(await session.call_tool("checkpoint_resume", {"name": "blob"}))
+        assert resumed["status"] == "one"
+        bad = await session.call_tool("log_append", {"title": "T", "body": "## splits the entry"})
+        assert refusal(bad) == cli["error"]
+        assert payload(await session.call_tool("recall_status", {}))["db"]
+    assert not (project / "LOG.md").exists()
