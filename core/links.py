@@ -27,14 +27,17 @@ distinct candidate path.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import unquote
 
-from memls.core.model import Document, Range
+from memls.core.model import Document, Position, Range
+from memls.core.model import Link as ParsedLink
 
 LINK_KINDS = ("markdown", "reference", "wikilink", "bullet", "code")
 
@@ -46,9 +49,9 @@ MAX_INDEXED_FILES = 200_000
 """The repository walk for suffix and stem matches stops after this many files."""
 
 
-@dataclass(frozen=True, slots=True)
-class Link:
-    """A reference from one file to another file, as written."""
+class Link(NamedTuple):
+    """A reference from one file to another file, as written (immutable; a tuple so that
+    400,000 of them are cheap to make)."""
 
     source: Path  # absolute path of the file containing the link
     range: Range  # the target text (``target`` exactly, without anchor or alias)
@@ -92,7 +95,7 @@ _CODE_PATH = re.compile(
     r"^(?:~/|\.{1,2}/|/)?(?:[\w@.+-]+/)*[\w@+-][\w@.+-]*\.[A-Za-z][A-Za-z0-9]{0,9}$"
 )
 _FOLDER = re.compile(r"(?:^|(?<=[\s`(\"']))(?P<dir>(?:\.{0,2}/)?(?:[\w@.+-]+/)+)(?=$|[\s`):,;\"'])")
-_TEMPLATE_CHARS = frozenset("{}*<>?$|")
+_TEMPLATE = re.compile(r"[{}*<>?$|]")
 
 
 def extract_links(doc: Document) -> list[Link]:
@@ -100,15 +103,37 @@ def extract_links(doc: Document) -> list[Link]:
     cached = doc.extra.get(_CACHE_KEY)
     if isinstance(cached, tuple):
         return list(cached)
-    links = tuple(_extract(doc))
+    with no_gc():
+        links = tuple(_extract(doc))
     doc.extra[_CACHE_KEY] = links
     return list(links)
+
+
+@contextlib.contextmanager
+def no_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while many small acyclic objects are made.
+
+    Parsing a 20 MB file makes millions of tuples; every collection pass would walk all
+    of them again (issue 15, item 5: that, not the work, made big files slow). Nothing is
+    lost: these objects are freed by reference counting, and collection resumes after.
+    """
+    enabled = gc.isenabled()
+    if enabled:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _extract(doc: Document) -> Iterable[Link]:
     source = doc.path if doc.path.is_absolute() else Path(os.path.abspath(doc.path))
     start = doc.frontmatter.end_line + 1 if doc.frontmatter is not None else 0
     fenced = _fence_flags(doc)
+    parsed = doc.links
+    n_parsed = len(parsed)
+    j = 0
     for ln in range(start, len(doc.lines)):
         if fenced[ln]:
             continue
@@ -119,6 +144,20 @@ def _extract(doc: Document) -> Iterable[Link]:
         has_tick = "`" in line
         bullet = _BULLET.match(line) if ".md" in line else None
         if not (has_bracket or has_tick or bullet):
+            continue
+        if not has_tick and bullet is None and "[[" not in line and "]:" not in line:
+            # The common case (a pointer bullet, prose with links): inline links only. The
+            # parser already made the target's string and range: share them (a 20 MB index
+            # of 400,000 pointers would otherwise hold each twice).
+            if "](" in line:
+                while j < n_parsed and parsed[j].line < ln:
+                    j += 1
+                k = j
+                while k < n_parsed and parsed[k].line == ln:
+                    link = _from_parsed(source, line, parsed[k])
+                    k += 1
+                    if link is not None:
+                        yield link
             continue
         yield from _line_links(source, line, ln, has_bracket, has_tick, bullet)
 
@@ -182,7 +221,7 @@ def _line_links(
                         m.start(),
                         Link(
                             source,
-                            Range.of(ln, t_start, ln, t_start + len(target)),
+                            Range(Position(ln, t_start), Position(ln, t_start + len(target))),
                             target,
                             anchor.strip() if anchor and anchor.strip() else None,
                             "wikilink",
@@ -229,6 +268,28 @@ def _line_links(
     return [link for _, link in found]
 
 
+def _from_parsed(source: Path, line: str, parsed: ParsedLink) -> Link | None:
+    """A Markdown link the parser already found, sharing its strings and range."""
+    if parsed.kind != "link":
+        return None
+    rng = parsed.target_range
+    raw = line[rng.start.character : rng.end.character]
+    if raw == parsed.target and _plain_ok(raw):
+        return Link(source, rng, parsed.target, None, "markdown", parsed.text)
+    return _make(source, rng.start.line, raw, rng.start.character, "markdown", parsed.text)
+
+
+def _plain_ok(target: str) -> bool:
+    """A target ``_make`` would keep as it is (the parser has already left out URLs)."""
+    return bool(target) and not (
+        target[0] in "#"
+        or target.startswith("//")
+        or "#" in target
+        or _TEMPLATE.search(target)
+        or (":" in target and _SCHEME.match(target))
+    )
+
+
 def _make(
     source: Path,
     ln: int,
@@ -239,11 +300,16 @@ def _make(
     hints: tuple[str, ...] = (),
 ) -> Link | None:
     """A link for a raw target at column ``at``; None for URLs, anchors alone and templates."""
-    if raw is None:
+    if not raw:
         return None
-    target = raw.strip()
-    at += len(raw) - len(raw.lstrip())
-    if not target or target.startswith(("#", "//")) or _SCHEME.match(target):
+    target = raw
+    if raw[0].isspace() or raw[-1].isspace():
+        target = raw.strip()
+        at += len(raw) - len(raw.lstrip())
+        if not target:
+            return None
+    first = target[0]
+    if first == "#" or target.startswith("//") or (":" in target and _SCHEME.match(target)):
         return None
     anchor: str | None = None
     if "#" in target:
@@ -251,9 +317,17 @@ def _make(
         anchor = anchor or None
     if "?" in target and kind in ("markdown", "reference"):
         target = target.split("?", 1)[0]
-    if not target or any(c in _TEMPLATE_CHARS for c in target):
+    if not target or _TEMPLATE.search(target):
         return None
-    return Link(source, Range.of(ln, at, ln, at + len(target)), target, anchor, kind, text, hints)
+    return Link(
+        source,
+        Range(Position(ln, at), Position(ln, at + len(target))),
+        target,
+        anchor,
+        kind,
+        text,
+        hints,
+    )
 
 
 # -- resolution ----------------------------------------------------------------
@@ -286,7 +360,7 @@ class LinkResolver:
         self.repo_root = Path(os.path.abspath(repo_root)) if repo_root is not None else None
         self._extra = extra_exists
         self._exists: dict[str, bool] = {}
-        self._answers: dict[tuple[str, str, str, tuple[str, ...]], Path | None] = {}
+        self._answers: dict[tuple[Path, str, str, tuple[str, ...]], Path | None] = {}
         self._stems: dict[str, list[Path]] | None = None  # memory root: stem → files
         self._repo_names: dict[str, list[str]] | None = None  # repo: file name → rel paths
         self.stat_calls = 0
@@ -310,7 +384,7 @@ class LinkResolver:
     # -- public --
     def resolve(self, link: Link) -> Path | None:
         """The existing file or folder ``link`` leads to, or None when it exists nowhere."""
-        key = (str(link.source.parent), link.target, link.kind, link.hints)
+        key = (link.source, link.target, link.kind, link.hints)
         if key in self._answers:
             return self._answers[key]
         answer = self._resolve(link)

@@ -332,23 +332,29 @@ def _field(m: re.Match[str], item: ListItem, ln: int, length: int) -> Field:
 
 
 def _links(line: str, ln: int) -> list[Link]:
+    # Positional tuples and no per-character work: an index may hold 400,000 links.
     out: list[Link] = []
     taken: list[tuple[int, int]] = []
-    for m in _LINK.finditer(line):
-        target = m.group("target")
-        if _URL.match(target) or target.startswith("#"):
-            continue
-        taken.append((m.start(), m.end()))
-        out.append(
-            Link(
-                target=target.split("#", 1)[0],
-                text=m.group("text"),
-                kind="link",
-                line=ln,
-                range=Range.of(ln, m.start(), ln, m.end()),
-                target_range=Range.of(ln, m.start("target"), ln, m.end("target")),
+    if "](" in line:
+        for m in _LINK.finditer(line):
+            target = m.group("target")
+            if target[0] == "#" or (":" in target and _URL.match(target)):
+                continue
+            start, end = m.span()
+            t_start, t_end = m.span("target")
+            taken.append((start, end))
+            out.append(
+                Link(
+                    target.split("#", 1)[0] if "#" in target else target,
+                    m.group("text"),
+                    "link",
+                    ln,
+                    Range(Position(ln, start), Position(ln, end)),
+                    Range(Position(ln, t_start), Position(ln, t_end)),
+                )
             )
-        )
+    if "`" not in line:
+        return out
     for m in _CODE_PATH.finditer(line):
         if any(a <= m.start() < b for a, b in taken):
             continue
@@ -357,12 +363,12 @@ def _links(line: str, ln: int) -> list[Link]:
             continue
         out.append(
             Link(
-                target=target,
-                text=target,
-                kind="code",
-                line=ln,
-                range=Range.of(ln, m.start(), ln, m.end()),
-                target_range=Range.of(ln, m.start("target"), ln, m.end("target")),
+                target,
+                target,
+                "code",
+                ln,
+                Range(Position(ln, m.start()), Position(ln, m.end())),
+                Range(Position(ln, m.start("target")), Position(ln, m.end("target"))),
             )
         )
     return out

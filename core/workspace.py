@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 from memls.core.config import Config, load_config
 from memls.core.fsutil import TEMP_PREFIX, inside
 from memls.core.gitfacade import Git
-from memls.core.links import LinkResolver, extract_links, find_repo_root
+from memls.core.links import LinkResolver, extract_links, find_repo_root, no_gc
 from memls.core.model import Document, FileKind
 from memls.core.parse import kind_for, parse_bytes, parse_text
 
@@ -452,7 +452,8 @@ class Workspace:
                     data = path.read_bytes()
             except OSError:
                 return None
-            doc = parse_bytes(data, path)
+            with no_gc():
+                doc = parse_bytes(data, path)
         self._docs[path] = doc
         return doc
 

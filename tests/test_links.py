@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from memls.core.config import Config
 from memls.core.links import Link, LinkResolver, extract_links, find_repo_root
 from memls.core.parse import parse_text
+from memls.core.rules import check_document
+from memls.core.workspace import Workspace
+
+from .conftest import NOW
 
 
 def _links(text: str, path: Path) -> list[Link]:
@@ -100,3 +109,36 @@ def test_resolver_caches_and_invalidates(tmp_path: Path) -> None:
     assert resolver.resolve(links[0]) is None  # cached until told
     resolver.invalidate(mem / "new.md")
     assert resolver.resolve(links[0]) == mem / "new.md"
+
+
+def test_issue15_defect5_pointer_resolution_is_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 15, defect 5: `memls check` on a MEMORY.md of many pointer bullets resolved
+    (realpath/stat) every pointer again. Resolution now costs one stat per distinct
+    candidate path: counted here, not timed (bench/links.py has the timing)."""
+    topics = 40
+    for i in range(topics):
+        (tmp_path / f"topic-{i}.md").write_text(f"# Topic {i}\n")
+    bullets = "".join(f"- [Topic {i % topics}](topic-{i % topics}.md) — {i}\n" for i in range(4000))
+    (tmp_path / "MEMORY.md").write_text("# Project Memory\n\n## Memory Files\n" + bullets)
+    ws = Workspace(tmp_path, Config())
+    calls = {"n": 0}
+    real_stat, real_lstat = os.stat, os.lstat
+
+    def counting_stat(*args: Any, **kwargs: Any) -> os.stat_result:
+        calls["n"] += 1
+        return real_stat(*args, **kwargs)
+
+    def counting_lstat(*args: Any, **kwargs: Any) -> os.stat_result:
+        calls["n"] += 1
+        return real_lstat(*args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", counting_stat)
+    monkeypatch.setattr(os, "lstat", counting_lstat)
+    found = [d for p in ws.paths() if (doc := ws.document(p)) for d in check_document(ws, doc, NOW)]
+    monkeypatch.undo()
+    assert not [d for d in found if d.code in ("IX009", "IX010")]
+    # Before the fix: two candidates and a realpath for each of the 4,000 pointers (> 8,000).
+    assert calls["n"] < 1000, calls["n"]
+    assert ws.links.stat_calls <= 3 * topics + 10

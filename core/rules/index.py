@@ -556,8 +556,15 @@ def _check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
     """IX009: pointers of the index that lead nowhere at all."""
     doc = ctx.doc
     resolver = ctx.workspace.links
+    fine: set[tuple[str, str, tuple[str, ...]]] = set()  # targets already found to exist
     for link in extract_links(doc):
-        if not _reportable(ctx.workspace, link, doc) or resolver.resolve(link) is not None:
+        key = (link.target, link.kind, link.hints)
+        if key in fine:
+            continue  # an index of many pointers repeats its targets: judge each once
+        if resolver.resolve(link) is not None:
+            fine.add(key)
+            continue
+        if not _reportable(ctx.workspace, link, doc):
             continue
         yield ctx.diag(
             "IX009",
@@ -568,13 +575,14 @@ def _check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
         )
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _POINTER_START = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\*\*)?`$")
 
 
 def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
     """Whether a link that does not resolve is a finding (conservative for backtick paths)."""
     target = link.target
-    if "\\" in target or any(ord(c) < 32 for c in target):
+    if "\\" in target or _CONTROL.search(target):
         return False  # SZ005 reports it
     if link.kind == "wikilink":
         return _norm_words(target) not in _SYNTAX_WORDS
@@ -668,7 +676,12 @@ def _reachable(ws: Workspace) -> frozenset[Path] | None:
     pointed = False
     while frontier:
         doc = frontier.pop()
+        done: set[tuple[str, str, tuple[str, ...]]] = set()
         for link in extract_links(doc):
+            key = (link.target, link.kind, link.hints)
+            if key in done:
+                continue
+            done.add(key)
             target = resolver.resolve(link)
             if target is None:
                 continue

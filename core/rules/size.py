@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from memls.core.fsutil import UnsafePathError, check_relative
@@ -11,6 +12,8 @@ from memls.core.rules import Rule, RuleContext
 MAX_ITEM_BYTES = 65_536
 MAX_TOTAL_BYTES = 262_144
 MAX_ITEMS = 64
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 RULES = (
     Rule("SZ001", "invalid-encoding", Severity.ERROR, "NUL byte or invalid UTF-8 in a memory file"),
@@ -76,7 +79,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         )
     for link in doc.links:
         target = link.target
-        if "\\" not in target and not any(ord(c) < 32 or ord(c) == 127 for c in target):
+        if "\\" not in target and not _CONTROL.search(target):
             continue  # `..` and absolute paths: IX009 reports them when they lead nowhere
         try:
             check_relative(target, "pointer")

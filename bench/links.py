@@ -1,0 +1,104 @@
+"""Pointer resolution at scale (issue 15, item 5): `memls check` on a 20 MB MEMORY.md of
+400,000 pointer bullets against the same size of MEMORY.md without links.
+
+Target: time with links / time without links ≤ 1.5, and peak memory (RSS) ≤ 300 MB.
+Each side runs `memls check --exit-zero MEMORY.md` in a fresh process (imports included);
+the baseline is measured in the same run. The pointers lead to 1,000 existing topic files,
+so nothing is reported: what is timed is extraction, resolution and reachability.
+
+Run: `.venv/bin/python bench/links.py [--bullets 400000] [--topics 1000] [--repeat 3]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+CHILD = r"""
+import json, resource, sys, time
+start = time.perf_counter()
+from memls.cli import main
+try:
+    main(["check", "--exit-zero", "--format", "json", sys.argv[1]], standalone_mode=False)
+except SystemExit:
+    pass
+secs = time.perf_counter() - start
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"secs": secs, "rss_mb": rss}), file=sys.stderr)
+"""
+
+
+def build(root: Path, bullets: int, topics: int, links: bool, size: int) -> Path:
+    root.mkdir(parents=True)
+    for i in range(topics):
+        (root / f"topic-{i}.md").write_text(f"# Topic {i}\n\nA note.\n")
+    lines = ["# Project Memory", "", "## Memory Files"]
+    for i in range(bullets):
+        t = i % topics
+        if links:
+            lines.append(f"- [Topic {t}](topic-{t}.md) — pointer number {i}")
+        else:
+            lines.append(f"- Topic {t} (topic {t}) — a plain note number {i}")
+    text = "\n".join(lines) + "\n"
+    pad = size - len(text.encode())
+    if pad > 0:  # both files the same size: the difference is the links alone
+        text += "\n" + "".join("- padding line for an equal size\n" for _ in range(pad // 34))
+    index = root / "MEMORY.md"
+    index.write_text(text)
+    return index
+
+
+def run(index: Path, repeat: int) -> tuple[float, float]:
+    secs: list[float] = []
+    rss: list[float] = []
+    for _ in range(repeat):
+        proc = subprocess.run(
+            [sys.executable, "-c", CHILD, str(index)],
+            capture_output=True,
+            text=True,
+            cwd=index.parent,
+            check=False,
+        )
+        last = proc.stderr.strip().splitlines()[-1]
+        data = json.loads(last)
+        secs.append(float(data["secs"]))
+        rss.append(float(data["rss_mb"]))
+    return statistics.median(secs), max(rss)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--bullets", type=int, default=400_000)
+    parser.add_argument("--topics", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        linked = build(Path(tmp) / "links", args.bullets, args.topics, True, 0)
+        size = linked.stat().st_size
+        plain = build(Path(tmp) / "plain", args.bullets, args.topics, False, size)
+        print(
+            f"MEMORY.md: {args.bullets:,} bullets, {size / 1e6:.1f} MB with links, "
+            f"{plain.stat().st_size / 1e6:.1f} MB without; {args.topics} topic files"
+        )
+        t_plain, m_plain = run(plain, args.repeat)
+        t_links, m_links = run(linked, args.repeat)
+        ratio = t_links / t_plain
+        print(f"without links: {t_plain:.2f} s, peak {m_plain:.0f} MB")
+        print(f"with links   : {t_links:.2f} s, peak {m_links:.0f} MB")
+        print(
+            f"time ratio links/plain = {ratio:.2f}  (target ≤ 1.5) "
+            f"{'PASS' if ratio <= 1.5 else 'MISS'}"
+        )
+        print(
+            f"peak memory with links = {m_links:.0f} MB  (target ≤ 300) "
+            f"{'PASS' if m_links <= 300 else 'MISS'}"
+        )
+
+
+if __name__ == "__main__":
+    main()
