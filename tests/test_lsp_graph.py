@@ -508,3 +508,22 @@ async def test_capabilities_and_the_editors_handle_the_code_lens_command(
     assert "editor.action.showReferences" in extension
     nvim = (project / "editors" / "nvim" / "plugin" / "memls.lua").read_text()
     assert "vim.lsp.commands['memls.showReferences']" in nvim
+
+
+async def test_workspace_symbols_span_every_memory_root(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    second = tmp_path / "proj" / "second"
+    second.mkdir()
+    (second / "checkpoint-zeta-sync.md").write_text(
+        "# Checkpoint: zeta-sync\n\n## Next Action: Sync\n", encoding="utf-8"
+    )
+    (second / "MEMORY.md").write_text(
+        "# Other memory\n\n## Active Checkpoints\n- **zeta-sync** (main, Nov 30 10:00) — Sync\n",
+        encoding="utf-8",
+    )
+    client.text_document_did_open(open_params(second / "MEMORY.md"))  # a root seen on open
+    found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="checkpoint"))
+    assert found is not None
+    names = {s.name for s in found}
+    assert {f"checkpoint {NAME}", "checkpoint zeta-sync"} <= names
