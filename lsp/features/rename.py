@@ -15,8 +15,9 @@ from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcException
 
 from memls.core.fsutil import UnsafePathError
+from memls.core.model import Document
 from memls.core.ops import OpError
-from memls.core.ops.move import MovePlan, plan_rename, rename_at
+from memls.core.ops.move import MovePlan, RenameTarget, plan_rename, rename_at
 from memls.core.workspace import Workspace
 from memls.lsp import convert
 from memls.lsp.features import LanguageFeature
@@ -31,21 +32,29 @@ class Refused(JsonRpcException):
 
 
 class Rename(LanguageFeature):
+    def target(
+        self, uri: str, position: types.Position
+    ) -> tuple[Workspace, Document, RenameTarget] | None:
+        """What ``position`` renames (worker thread); a refusal raises :class:`Refused`."""
+        found = self.locate(uri)
+        if found is None:
+            return None
+        ws, doc = found
+        pos = self.server.codec.from_lsp(position, doc.lines)
+        try:
+            target = rename_at(ws, doc, pos)
+        except (OpError, UnsafePathError) as exc:
+            raise Refused(str(exc)) from None
+        return (ws, doc, target) if target is not None else None
+
     async def prepare_rename(
         self, params: types.PrepareRenameParams
     ) -> types.PrepareRenamePlaceholder | None:
         def compute() -> types.PrepareRenamePlaceholder | None:
-            found = self.locate(params.text_document.uri)
+            found = self.target(params.text_document.uri, params.position)
             if found is None:
                 return None
-            ws, doc = found
-            pos = self.server.codec.from_lsp(params.position, doc.lines)
-            try:
-                target = rename_at(ws, doc, pos)
-            except (OpError, UnsafePathError) as exc:
-                raise Refused(str(exc)) from None
-            if target is None:
-                return None
+            _, doc, target = found
             return types.PrepareRenamePlaceholder(
                 range=self.server.codec.range_to_lsp(target.range, doc.lines),
                 placeholder=target.placeholder,
@@ -55,15 +64,11 @@ class Rename(LanguageFeature):
 
     async def rename(self, params: types.RenameParams) -> types.WorkspaceEdit | None:
         def compute() -> types.WorkspaceEdit | None:
-            found = self.locate(params.text_document.uri)
+            found = self.target(params.text_document.uri, params.position)
             if found is None:
-                return None
-            ws, doc = found
-            pos = self.server.codec.from_lsp(params.position, doc.lines)
+                raise Refused("nothing to rename here")
+            ws, _, target = found
             try:
-                target = rename_at(ws, doc, pos)
-                if target is None:
-                    raise Refused("nothing to rename here")
                 plan = plan_rename(ws, target, params.new_name)
             except (OpError, UnsafePathError) as exc:
                 raise Refused(str(exc)) from None
