@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import warnings
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -16,7 +17,7 @@ import pytest
 pytest.importorskip("mcp", reason="the mcp extra is not installed (pip install 'memls[mcp]')")
 
 import mcp_types as types
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession, MCPDeprecationWarning, StdioServerParameters, stdio_client
 
 from tests.agent_fixtures import diagnostics, make_project, memls_json, write_turns
 
@@ -240,9 +241,18 @@ async def test_memory_files_are_resources_with_change_notifications(project: Pat
         first = read.contents[0]
         assert isinstance(first, types.TextResourceContents)
         assert first.text == "# Memory\n"
+        with warnings.catch_warnings():  # deprecated as of 2026-07-28; what clients use today
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await session.subscribe_resource("memls://memory/MEMORY.md")
         payload(await session.call_tool("checkpoint_save", {"next_action": "Go"}))
         with anyio.fail_after(20):
             while not any(isinstance(n, types.ResourceListChangedNotification) for n in notes):
+                await anyio.sleep(0.05)
+            while not any(
+                isinstance(n, types.ResourceUpdatedNotification)
+                and n.params.uri == "memls://memory/MEMORY.md"
+                for n in notes
+            ):
                 await anyio.sleep(0.05)
         names = [r.name for r in (await session.list_resources()).resources]
         assert names == ["MEMORY.md", "checkpoint-feature-login.md"]
