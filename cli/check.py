@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from memls.cli.common import InvalidInput, root_option, select_options
-from memls.core.config import ConfigError, load_config
+from memls.core.config import ConfigError, check_configs, load_config
 from memls.core.fixes import fix_file
 from memls.core.fsutil import atomic_write
 from memls.core.model import Diagnostic, Severity
@@ -102,6 +102,12 @@ def check(
     """
     if root is not None and not root.is_dir():
         raise InvalidInput(f"memory root {root} does not exist or is not a directory")
+    if root is None:  # the configuration files root discovery reads must not be skipped
+        try:
+            for start in paths or (Path.cwd(),):
+                check_configs(start if start.is_dir() else start.parent)
+        except ConfigError as exc:
+            raise InvalidInput(str(exc)) from exc
     # A short-lived process over acyclic data (documents, links, diagnostics): reference
     # counting frees it, and collection passes over millions of parsed objects only cost
     # time (issue 15, item 5).

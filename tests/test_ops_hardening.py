@@ -199,6 +199,17 @@ def test_defect3_broken_config_found_by_discovery_is_refused(in_root: Path) -> N
     assert not list(in_root.rglob("checkpoint-*.md"))
 
 
+def test_defect3_check_refuses_a_broken_config_found_by_discovery(in_root: Path) -> None:
+    (in_root / ".git").mkdir()
+    (in_root / "memls.toml").write_text('roots = ["sub"\n')
+    (in_root / "sub").mkdir()
+    (in_root / "sub" / "MEMORY.md").write_text("# Memory\n")
+    os.chdir(in_root / "sub")
+    result = run("check")
+    assert result.exit_code == 2
+    assert f"{in_root / 'memls.toml'}:1:" in result.stderr
+
+
 def test_defect3_bad_setting_names_its_line(tmp_path: Path) -> None:
     (tmp_path / "memls.toml").write_text('instance = "x"\n\nstale_days = "soon"\n')
     result = run("checkpoint", "save", "t", "--next", "x", "--root", str(tmp_path))
