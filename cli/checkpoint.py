@@ -11,6 +11,7 @@ from memls.cli.common import resolve_root, root_option
 from memls.cli.opsutil import git_for, run_op
 from memls.core.ops._text import saved_stamp
 from memls.core.ops.checkpoint import (
+    CheckpointInfo,
     clear_checkpoint,
     list_checkpoints,
     resume_checkpoint,
@@ -115,6 +116,21 @@ def clear(name: str | None, root: Path | None, all_: bool, as_json: bool) -> Non
     )
 
 
+def checkpoint_row(i: CheckpointInfo) -> dict[str, object]:
+    """One checkpoint as `memls checkpoint list --json` (and the MCP checkpoint_list tool) show it."""
+    return {
+        "name": i.name,
+        "path": str(i.path),
+        "branch": i.branch,
+        "saved": saved_stamp(i.saved) if i.saved else None,
+        "age_days": round(i.age_days, 3) if i.age_days is not None else None,
+        "stale": i.stale,
+        "branch_mismatch": i.branch_mismatch,
+        "next_action": i.next_action,
+        "summary": i.summary,
+    }
+
+
 @checkpoint.command("list")
 @root_option
 @click.option("--json", "as_json", is_flag=True, help="Print the checkpoints as JSON.")
@@ -123,20 +139,7 @@ def list_(root: Path | None, as_json: bool) -> None:
     base = resolve_root(root)
     infos = list_checkpoints(base, git=git_for(base))
     if as_json:
-        rows = [
-            {
-                "name": i.name,
-                "path": str(i.path),
-                "branch": i.branch,
-                "saved": saved_stamp(i.saved) if i.saved else None,
-                "age_days": round(i.age_days, 3) if i.age_days is not None else None,
-                "stale": i.stale,
-                "branch_mismatch": i.branch_mismatch,
-                "next_action": i.next_action,
-                "summary": i.summary,
-            }
-            for i in infos
-        ]
+        rows = [checkpoint_row(i) for i in infos]
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     if not infos:

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
+from memls.cli.common import root_option
+
 if TYPE_CHECKING:
     import mcp_types as types
     from mcp.server import Server, ServerRequestContext
@@ -48,12 +50,7 @@ _RECALL_KINDS = ("topic", "checkpoint", "handoff", "log", "transcript", "index")
 
 
 @click.command()
-@click.option(
-    "--root",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Memory root (default: discovered from the current directory, else the current directory).",
-)
+@root_option
 @click.option(
     "--http",
     "http",
@@ -461,25 +458,11 @@ class MemlsServer:
         return _op_payload(result)
 
     def tool_checkpoint_list(self, args: Any) -> dict[str, Any]:
-        from memls.core.ops._text import saved_stamp
+        from memls.cli.checkpoint import checkpoint_row
         from memls.core.ops.checkpoint import list_checkpoints
 
         base = self._base()
-        rows = [
-            {
-                "name": i.name,
-                "path": str(i.path),
-                "branch": i.branch,
-                "saved": saved_stamp(i.saved) if i.saved else None,
-                "age_days": round(i.age_days, 3) if i.age_days is not None else None,
-                "stale": i.stale,
-                "branch_mismatch": i.branch_mismatch,
-                "next_action": i.next_action,
-                "summary": i.summary,
-            }
-            for i in list_checkpoints(base, git=self._git())
-        ]
-        return {"checkpoints": rows}
+        return {"checkpoints": [checkpoint_row(i) for i in list_checkpoints(base, git=self._git())]}
 
     def tool_checkpoint_clear(self, args: Any) -> dict[str, Any]:
         from memls.core.ops.checkpoint import clear_checkpoint
