@@ -521,6 +521,7 @@ class MemlsServer:
         payload = result.to_json()
         payload["message"] = result.message
         if result.status in ("conflict", "invalid"):
+            payload.pop("exit_code", None)
             raise ToolError(result.message, result.exit_code, **payload)
         payload.setdefault("ref", default_ref(base))
         return payload

@@ -344,3 +344,28 @@ async def test_binary_files_and_bad_bodies_are_answered_not_crashed_on(project: 
         assert refusal(bad) == cli["error"]
         assert payload(await session.call_tool("recall_status", {}))["db"]
     assert not (project / "LOG.md").exists()
+
+
+async def test_snapshot_save_commits_memory_to_its_ref(project: Path) -> None:
+    async with connect(project, project) as session:
+        payload(await session.call_tool("checkpoint_save", {"next_action": "Snapshot me"}))
+        first = payload(await session.call_tool("snapshot_save", {}))
+        again = payload(await session.call_tool("snapshot_save", {}))
+        stale = await session.call_tool("snapshot_save", {"expect": "0" * 40})
+    assert first["status"] == "saved"
+    assert first["changed"] is True
+    assert first["ref"].startswith("refs/memls/")
+    assert again["status"] == "unchanged"
+    assert again["commit"] == first["commit"]
+    assert stale.is_error
+    assert stale.structured_content is not None
+    assert stale.structured_content["status"] in ("conflict", "invalid")
+    assert stale.structured_content["exit_code"] in (2, 3)
+    listed = subprocess.run(
+        ["git", "cat-file", "-t", first["commit"]],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert listed.stdout.strip() == "commit"
