@@ -369,3 +369,19 @@ async def test_snapshot_save_commits_memory_to_its_ref(project: Path) -> None:
         check=False,
     )
     assert listed.stdout.strip() == "commit"
+
+
+async def test_checkpoint_clear_removes_file_and_bullet_and_refuses_an_unknown_name(
+    project: Path,
+) -> None:
+    cli = memls_json(project, "checkpoint", "clear", "ghost", "--json")
+    async with connect(project, project) as session:
+        payload(
+            await session.call_tool("checkpoint_save", {"name": "done-work", "next_action": "x"})
+        )
+        cleared = payload(await session.call_tool("checkpoint_clear", {"name": "done-work"}))
+        ghost = await session.call_tool("checkpoint_clear", {"name": "ghost"})
+    assert cleared["cleared"] == ["done-work"]
+    assert not (project / "checkpoint-done-work.md").exists()
+    assert "done-work" not in (project / "MEMORY.md").read_text(encoding="utf-8")
+    assert refusal(ghost) == cli["error"]
