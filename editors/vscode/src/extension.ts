@@ -24,7 +24,7 @@ import {
 } from './interpreter';
 import { parseRecallResponse, pickTitle, toPickItems } from './recall';
 import { parseShowReferences } from './references';
-import { MEMORY_FILE_GLOBS, buildDocumentSelector } from './selectors';
+import { MEMORY_FILE_GLOBS, buildDocumentSelector, discoveredPatterns } from './selectors';
 import { MemlsSettings, initializationOptions, readSettings } from './settings';
 
 const CLIENT_ID = 'memls';
@@ -219,11 +219,11 @@ async function startClient(): Promise<void> {
     options: { cwd, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
   };
   const watcher = vscode.workspace.createFileSystemWatcher(`**/{${MEMORY_FILE_GLOBS.map((g) => g.slice(3)).join(',')}}`);
-  const selector = buildDocumentSelector(settings.roots, {
-    workspaceFolders: folderPaths(),
-    userHome: os.homedir(),
-    platform: process.platform,
-  });
+  const selector = buildDocumentSelector(
+    settings.roots,
+    { workspaceFolders: folderPaths(), userHome: os.homedir(), platform: process.platform },
+    discoveredPatterns(await memoryMarkers(), process.platform),
+  );
   output.info(`Document selector: ${selector.map((f) => f.pattern).join(', ')}`);
   const clientOptions: LanguageClientOptions = {
     documentSelector: selector,
@@ -495,4 +495,23 @@ async function showReferences(args: readonly unknown[]): Promise<void> {
     new vscode.Position(parsed.position.line, parsed.position.character),
     locations,
   );
+}
+
+/** MEMORY.md and LOG.md files in the workspace (at most 200): their folders' topic files are
+ * handed to the server too (code lens, hover, rename, completion in topic files). */
+async function memoryMarkers(): Promise<string[]> {
+  if (typeof vscode.workspace.findFiles !== 'function') {
+    return [];
+  }
+  try {
+    const found = await vscode.workspace.findFiles(
+      '**/{MEMORY.md,LOG.md}',
+      '**/{node_modules,.git,.venv,venv}/**',
+      200,
+    );
+    return found.filter((u) => u.scheme === 'file').map((u) => u.fsPath);
+  } catch (err) {
+    output.warn(`Could not look for memory roots: ${String(err)}`);
+    return [];
+  }
 }

@@ -69,9 +69,34 @@ export function rootPattern(rootDir: string): string {
   return `${prefix}/**/*.md`;
 }
 
+/** Globs for the topic files beside a found `MEMORY.md` or `LOG.md` (absolute paths): every
+ * `*.md` in its folder and in that folder's `memory/`, not below (a project's README and docs
+ * deeper down are not memory). Without these, topic files outside configured roots would get
+ * no code lens, hover or rename. */
+export function discoveredPatterns(markerFiles: readonly string[], platform?: string): string[] {
+  const p = pathApi(platform);
+  const out: string[] = [];
+  for (const file of markerFiles) {
+    if (typeof file !== 'string' || file === '') {
+      continue;
+    }
+    const folder = rootPattern(p.dirname(file)).replace(/\/\*\*\/\*\.md$/, '');
+    for (const pattern of [`${folder}/*.md`, `${folder}/memory/*.md`]) {
+      if (!out.includes(pattern)) {
+        out.push(pattern);
+      }
+    }
+  }
+  return out;
+}
+
 /** The language client's document selector: memory file names on disk plus `<root>/**\/*.md`
- * for each configured root, without duplicates. */
-export function buildDocumentSelector(roots: readonly unknown[], ctx: SelectorContext = {}): FileFilter[] {
+ * for each configured root and the `discovered` globs, without duplicates. */
+export function buildDocumentSelector(
+  roots: readonly unknown[],
+  ctx: SelectorContext = {},
+  discovered: readonly string[] = [],
+): FileFilter[] {
   const patterns: string[] = [...MEMORY_FILE_GLOBS];
   for (const root of roots) {
     if (typeof root !== 'string') {
@@ -82,6 +107,11 @@ export function buildDocumentSelector(roots: readonly unknown[], ctx: SelectorCo
       if (!patterns.includes(pattern)) {
         patterns.push(pattern);
       }
+    }
+  }
+  for (const pattern of discovered) {
+    if (!patterns.includes(pattern)) {
+      patterns.push(pattern);
     }
   }
   return patterns.map((pattern) => ({ scheme: 'file', pattern }));

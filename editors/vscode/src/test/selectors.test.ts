@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MEMORY_FILE_GLOBS, buildDocumentSelector, escapeGlob, resolveRoot, rootPattern } from '../selectors';
+import {
+  MEMORY_FILE_GLOBS,
+  buildDocumentSelector,
+  discoveredPatterns,
+  escapeGlob,
+  resolveRoot,
+  rootPattern,
+} from '../selectors';
 
 const patterns = (roots: unknown[], ctx = {}) => buildDocumentSelector(roots, ctx).map((f) => f.pattern);
 
@@ -65,5 +72,24 @@ describe('helpers', () => {
   it('resolveRoot normalises absolute roots', () => {
     assert.deepEqual(resolveRoot('/a/./b/../c'), ['/a/c']);
     assert.deepEqual(resolveRoot(''), []);
+  });
+});
+
+describe('discoveredPatterns', () => {
+  it("selects the Markdown files beside a found MEMORY.md or LOG.md, and in its memory/", () => {
+    assert.deepEqual(discoveredPatterns(['/w/proj/mem/MEMORY.md', '/w/proj/mem/LOG.md', '/w/o[1]/LOG.md']), [
+      '/w/proj/mem/*.md',
+      '/w/proj/mem/memory/*.md',
+      '/w/o[[]1?/*.md',
+      '/w/o[[]1?/memory/*.md',
+    ]);
+  });
+
+  it('joins the selector after the configured roots, without duplicates', () => {
+    const sel = buildDocumentSelector(['/w/proj/mem'], {}, discoveredPatterns(['/w/proj/mem/MEMORY.md']));
+    assert.deepEqual(
+      sel.map((f) => f.pattern).slice(4),
+      ['/w/proj/mem/**/*.md', '/w/proj/mem/*.md', '/w/proj/mem/memory/*.md'],
+    );
   });
 });
