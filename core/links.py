@@ -428,7 +428,27 @@ class LinkResolver:
         found = self._by_path(link, target)
         if found is None and link.kind in ("code", "bullet"):
             found = self._by_suffix(target)
+        if found is None and (target.startswith(("~/", "../", "/")) or "/../" in target):
+            found = self._by_tail(target)
         return found
+
+    def _by_tail(self, target: str) -> Path | None:
+        """A path that leaves the repository (``../../../app/docs/x.md``, a home path
+        ``~/.claude/knowledge/x.md`` in a copy of ``~/.claude``) and names a file the
+        repository has under a trailing part of it (``docs/x.md``)."""
+        parts = [p for p in target.replace("~", "", 1).split("/") if p not in ("", ".", "..")]
+        for start in range(len(parts) - 1):
+            tail = "/".join(parts[start:])
+            if len(parts) - start < 2:
+                break
+            found = self._by_suffix(tail)
+            if found is not None:
+                return found
+            if self.repo_root is None:
+                candidate = os.path.normpath(os.path.join(self.memory_root.parent, tail))
+                if self._check(candidate):
+                    return Path(candidate)
+        return None
 
     def _by_path(self, link: Link, target: str) -> Path | None:
         if target.startswith("~"):

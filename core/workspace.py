@@ -250,8 +250,13 @@ def layout_choice(root: Path) -> LayoutChoice:
     minimum = {Layout.ORCHESTRATOR: 3, Layout.WORKSPACE: 3, Layout.CLAUDE: 2, Layout.FLAT: 0}
     order = (Layout.ORCHESTRATOR, Layout.CLAUDE, Layout.WORKSPACE, Layout.FLAT)
     eligible = [lay for lay in order if scores[lay] >= minimum[lay] and scores[lay] > 0]
-    if Layout.ORCHESTRATOR in eligible and not (isfile("LOG.md") or isfile("memory/MEMORY.md")):
-        eligible.remove(Layout.ORCHESTRATOR)  # IDENTITY.md beside memory/ is not enough
+    if Layout.ORCHESTRATOR in eligible and not (
+        isfile("LOG.md")
+        or (isfile("memory/MEMORY.md") and (identity or (root / "transcripts").is_dir()))
+    ):
+        # IDENTITY.md beside memory/ is not enough, nor is a Claude memory folder copied
+        # to memory/ at a repository's (or a ~/.claude copy's) top level.
+        eligible.remove(Layout.ORCHESTRATOR)
     chosen = max(eligible, key=lambda lay: scores[lay]) if eligible else Layout.FLAT
     evidence = tuple(why for _, why in sorted(found[chosen], key=lambda p: -p[0]))
     return LayoutChoice(
@@ -275,8 +280,10 @@ def detect_layout(root: Path) -> Layout:
 
 def index_path(root: Path, layout: Layout | None = None) -> Path:
     layout = layout or detect_layout(root)
-    if layout is Layout.ORCHESTRATOR and not (root / "MEMORY.md").is_file():
-        return root / "memory" / "MEMORY.md"
+    if not (root / "MEMORY.md").is_file() and (
+        layout is Layout.ORCHESTRATOR or (root / "memory" / "MEMORY.md").is_file()
+    ):
+        return root / "memory" / "MEMORY.md"  # the index is where it is
     return root / "MEMORY.md"
 
 

@@ -576,6 +576,9 @@ def _check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_PLACEHOLDER = re.compile(
+    r"(?i)kebab-case|snake_case|example|placeholder|your[-_]|xxx|yyyy|[-_]name\.md$|^name[-_]"
+)
 _POINTER_START = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\*\*)?`$")
 
 
@@ -588,16 +591,18 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
         return _norm_words(target) not in _SYNTAX_WORDS
     if link.kind in ("markdown", "reference"):
         return True
-    if not target.casefold().endswith(".md"):
-        return False
+    if not target.casefold().endswith(".md") or target.startswith("~"):
+        return False  # a home path is this machine's business, not the memory's
     if link.kind == "bullet":
         return True
+    if _PLACEHOLDER.search(target.rsplit("/", 1)[-1]):
+        return False  # `category/kebab-case-name.md`: a template, not a pointer
     # A backtick path is a pointer when it names a memory file (a bare name, or a path
     # under ``memory/``), or when its folder exists but the file does not; a template such
     # as `category/kebab-case-name.md` names a folder that exists nowhere either.
     parts = target.lstrip("./").split("/")
-    if len(parts) == 1 or parts[0] == "memory":
-        return True
+    if len(parts) == 1 or parts[0] == "memory" or ws.layout is Layout.WORKSPACE:
+        return True  # an agent workspace's MEMORY.md names its files in backticks
     if doc is not None and _POINTER_START.match(
         doc.line_text(link.line)[: link.range.start.character]
     ):

@@ -33,7 +33,7 @@ RULES = (
         "memory-frontmatter",
         Severity.WARNING,
         "memory file frontmatter missing or lacking name/description/type (orchestrator "
-        "memory/, and Claude Code roots whose topic files use frontmatter)",
+        "memory/; in Claude Code roots, a frontmatter block lacking or emptying a key)",
         fixable=True,
     ),
     Rule(
@@ -82,17 +82,12 @@ def _frontmatter_expected(ws: Workspace, doc: Document) -> bool:
     if ws.layout is Layout.ORCHESTRATOR:
         return doc.path.parent == ws.root / "memory"
     if ws.layout is Layout.CLAUDE and doc.path.parent == ws.root:
-        if doc.frontmatter is not None:
-            return ws.memo("memls.mf.typed", lambda: typed_memories(ws.root)[1] > 0)
-        # No frontmatter at all: a finding only where the convention is clearly the
-        # root's (at least four in five topic files carry it); older roots mix both.
-        return ws.memo("memls.mf.convention", lambda: _convention(ws.root))
+        # A frontmatter block with an empty or missing key is a slip; a topic file with
+        # no block at all is the older hand-written style Claude Code reads as it is.
+        return doc.frontmatter is not None and ws.memo(
+            "memls.mf.typed", lambda: typed_memories(ws.root)[1] > 0
+        )
     return False
-
-
-def _convention(root: Path) -> bool:
-    sampled, typed = typed_memories(root, limit=200)
-    return sampled > 0 and typed * 5 >= sampled * 4
 
 
 def _fm_key(doc: Document, key: str) -> tuple[int, str] | None:
