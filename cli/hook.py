@@ -6,9 +6,11 @@ event). The memory root is found from ``cwd`` as everywhere else. A hook never b
 breaks the session: whatever goes wrong is one line on stderr and exit status 0.
 
 - ``pre-compact``, ``session-end``: archive the transcript's new lines into
-  ``<root>/transcripts/``, index them for text search at once, refresh the handoff and the
-  health summary, and leave the embedding to a detached ``memls recall backfill``. Nothing
-  is printed on stdout (PreCompact's stdout is not context for the agent).
+  ``<root>/transcripts/``, refresh the handoff, and leave the health summary and the
+  embedding to a detached worker; pre-compact also indexes a small new tail for text search
+  at once (the session goes on), session-end leaves that to the worker too (Claude Code
+  gives SessionEnd hooks little time). Nothing is printed on stdout (PreCompact's stdout is
+  not context for the agent).
 - ``session-start``: print ``hookSpecificOutput.additionalContext`` — the branch's
   checkpoint, the handoff's Next Steps after ``compact``/``clear``, memory health, the
   other checkpoints — within a budget.
@@ -104,7 +106,7 @@ def hook(event: str, root: Path | None, budget: int | None) -> None:
         elif event == "post-compact":
             _post_compact(base, payload)
         else:
-            _archive(base, payload)
+            _archive(base, payload, index_now=event == "pre-compact")
     except HookError as exc:
         _say(event, str(exc))
     except Exception as exc:  # a hook never breaks the session
@@ -143,7 +145,7 @@ def _env_int(name: str) -> int | None:
     return value if value >= 50 else None
 
 
-def _archive(root: Path, payload: dict[str, Any]) -> None:
+def _archive(root: Path, payload: dict[str, Any], *, index_now: bool) -> None:
     """Archive, then the handoff, then text index / health / embedding (see ``after_archive``)."""
     from memls.cli.opsutil import git_for
     from memls.core.agent.archive import archive_transcript
@@ -162,7 +164,7 @@ def _archive(root: Path, payload: dict[str, Any]) -> None:
             problems.append(str(exc))
     steps: list[Callable[[], object]] = [
         lambda: write_handoff(root, refresh=True, git=git_for(root)),
-        lambda: after_archive(root, appended),
+        lambda: after_archive(root, appended, index_now=index_now),
     ]
     for step in steps:
         try:

@@ -83,13 +83,16 @@ def backfill_mode(mode: str | None = None) -> str:
     return "inline" if value == "inline" else "detached"
 
 
-def after_archive(root: Path, appended_bytes: int, mode: str | None = None) -> str:
+def after_archive(
+    root: Path, appended_bytes: int, mode: str | None = None, *, index_now: bool = True
+) -> str:
     """What follows an archive: the text index, the health summary, then the embedding.
 
     ``off``: text index and health now, no embedding. ``inline``: all of it now.
-    ``detached`` (default): the text index now when the new tail is small, and a background
-    worker (its own session; a second one is not started while one runs) refreshes the
-    health summary and runs ``backfill`` — text index first, then embedding.
+    ``detached`` (default): the text index now when the new tail is small and ``index_now``
+    (a session that ends searches nothing more), and a background worker (its own session;
+    a second one is not started while one runs) refreshes the health summary and runs
+    ``backfill`` — text index first, then embedding.
     """
     from memls.core.agent.health import compute_health
 
@@ -104,7 +107,7 @@ def after_archive(root: Path, appended_bytes: int, mode: str | None = None) -> s
         from memls.core.recall import api
 
         return str(api.backfill(root)["message"])
-    if 0 < appended_bytes <= INLINE_INDEX_BYTES:
+    if index_now and 0 < appended_bytes <= INLINE_INDEX_BYTES:
         index_text(root)
     return start_worker(root)
 
