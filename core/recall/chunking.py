@@ -25,6 +25,10 @@ from pathlib import Path
 from memls.core.model import Document, FileKind
 from memls.core.parse import parse_text
 
+CHUNKER_REVISION = 3
+"""Bumped when chunking changes (2, 3: transcript turns carry their neighbours as context);
+a store indexed by another revision re-reads every file on the next backfill (chunks whose
+id and embedded text did not change keep their vectors)."""
 MAX_CHUNK_CHARS = 3000
 """Longest chunk text; longer sections and turns are cut at line boundaries into parts."""
 MAX_HEADER_CHARS = 300
@@ -60,13 +64,20 @@ class Chunk:
 
     @property
     def embed_text(self) -> str:
-        """What the embedding model sees: the file header, then the chunk text."""
-        return f"{self.header}\n\n{self.text}" if self.header else self.text
+        """What the embedding model sees: the file header, then the chunk text (not the
+        context: on the LoCoMo development split embedding the neighbours too cost semantic
+        recall@5 0.64 -> 0.58)."""
+        return embed_text(self.header, self.text)
 
     @property
     def content_hash(self) -> str:
         """Hash of the embedded text: equal hashes never need embedding again."""
         return hashlib.sha256(self.embed_text.encode("utf-8")).hexdigest()[:32]
+
+
+def embed_text(header: str, text: str) -> str:
+    """Header and text as one string for the embedding model."""
+    return f"{header}\n\n{text}" if header else text
 
 
 def slugify(text: str) -> str:

@@ -226,6 +226,36 @@ def _erf_table(dtype: np.dtype[Any]) -> tuple[Any, Any, Any, Any]:
     return table
 
 
+_SAFETENSORS_DTYPES = {"F32": "<f4", "F16": "<f2", "BF16": None, "I64": "<i8", "I32": "<i4"}
+
+
+def map_safetensors(path: Path) -> dict[str, Any]:
+    """The tensors of a ``.safetensors`` file as read-only numpy views of one memory map.
+
+    Nothing is read until a page is touched, and pages are shared between processes, so a
+    cold search that embeds one query pays for the file's header, not its 90 MB.
+    """
+    import json
+
+    import numpy as np
+
+    with path.open("rb") as handle:
+        size = int.from_bytes(handle.read(8), "little")
+        header = json.loads(handle.read(size))
+    mapped = np.memmap(path, dtype=np.uint8, mode="r")
+    base = 8 + size
+    out: dict[str, Any] = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        dtype = _SAFETENSORS_DTYPES.get(info["dtype"])
+        if dtype is None:
+            raise ValueError(f"{path}: tensor {name} has unsupported dtype {info['dtype']}")
+        start, end = info["data_offsets"]
+        out[name] = mapped[base + start : base + end].view(dtype).reshape(info["shape"])
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class _Layer:
     qkv_w: FloatArray  # (384, 1152): query, key and value fused into one matmul
@@ -257,7 +287,6 @@ class MiniLM:
 
     def __init__(self, model_dir: Path) -> None:
         import numpy as np
-        from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
         self.model_dir = model_dir
@@ -267,14 +296,15 @@ class MiniLM:
         tokenizer.enable_truncation(max_length=MAX_TOKENS)
         tokenizer.no_padding()
         self._tokenizer = tokenizer
-        weights = load_file(str(model_dir / "model.safetensors"))
+        weights = map_safetensors(model_dir / "model.safetensors")
 
         def get(name: str) -> FloatArray:
             key = name if name in weights else f"bert.{name}"
-            return np.ascontiguousarray(weights[key], dtype=np.float32)
+            return np.asarray(weights[key], dtype=np.float32)  # float32: the mapped view
 
         def linear(prefix: str) -> tuple[FloatArray, FloatArray]:
-            return np.ascontiguousarray(get(f"{prefix}.weight").T), get(f"{prefix}.bias")
+            # (out, in) as stored; the transposed view goes to BLAS as is, no copy
+            return get(f"{prefix}.weight").T, get(f"{prefix}.bias")
 
         self._word = get("embeddings.word_embeddings.weight")
         self._position = get("embeddings.position_embeddings.weight")

@@ -96,8 +96,14 @@ def search(
     limit: int = 10,
     model: str | None = None,
     mmr: bool = False,
+    merge: bool = True,
 ) -> SearchResponse:
-    """Search one root. Raises ValueError for a bad mode, kind or time."""
+    """Search one root. Raises ValueError for a bad mode, kind or time.
+
+    Hybrid fuses the two rankings by normalised score (:func:`search.fuse`). With ``merge``
+    (the default) a hit adjacent to a better one of the same file joins it as one result of
+    at most four lines (:func:`search.merge_adjacent`).
+    """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}: use one of {', '.join(MODES)}")
     filters = _filters(kinds, path_glob, since, until)
@@ -111,7 +117,12 @@ def search(
         )
     try:
         limit = max(0, limit)
-        pool = max(limit * 4, 40) if (mode == "hybrid" or mmr) else limit
+        if mode == "hybrid":
+            pool = max(limit * 4, engine.FUSION_DEPTH)
+        elif mmr:
+            pool = max(limit * 4, 40)
+        else:
+            pool = limit * 3 if merge else limit
         vector: list[float] | None = None
         reason = ""
         current = store.collection()
@@ -129,7 +140,9 @@ def search(
         elif mode == "semantic":
             ran, hits = "semantic", sem_hits
         else:
-            ran, hits = "hybrid", engine.rrf([text_hits, sem_hits])
+            ran, hits = "hybrid", engine.fuse(text_hits, sem_hits)
+        if merge:
+            hits = engine.merge_adjacent(hits)
         if mmr:
             vectors = engine.vectors_for(
                 engine.vector_index(store) if vector is not None else None, [h.rid for h in hits]

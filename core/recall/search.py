@@ -9,6 +9,7 @@ filtered search costs the same as an unfiltered one.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import threading
@@ -17,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from fnmatch import fnmatchcase
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -292,7 +294,12 @@ _CACHE_LOCK = threading.Lock()
 
 
 def vector_index(store: RecallStore) -> VectorIndex | None:
-    """The cached matrix for ``store``, reloaded when its generation or model changed."""
+    """The cached matrix for ``store``, reloaded when its generation or model changed.
+
+    In a fresh process the matrix comes memory-mapped from the file backfill saved for the
+    current generation (:func:`save_index`), so a whole-process search does not read every
+    embedding row; without one (or when it is stale) it is read from SQLite.
+    """
     current = store.collection()
     if current is None:
         return None
@@ -303,10 +310,67 @@ def vector_index(store: RecallStore) -> VectorIndex | None:
         cached = _CACHE.get(key)
         if cached is not None and cached[0] == generation and cached[1] == model:
             return cached[2]
-    index = _load(store, collection_id)
+    index = _read_saved(store, generation, model) or _load(store, collection_id)
     with _CACHE_LOCK:
         _CACHE[key] = (generation, model, index)
     return index
+
+
+def _saved_paths(store: RecallStore, generation: int, model: str) -> tuple[Path, Path]:
+    tag = hashlib.sha1(model.encode("utf-8")).hexdigest()[:8]
+    stem = f"{store.path.name}.vectors-{generation}-{tag}"
+    return store.path.with_name(stem + ".npy"), store.path.with_name(stem + ".meta.npz")
+
+
+def save_index(store: RecallStore) -> Path | None:
+    """Write the current generation's normalised matrix beside the database (backfill does,
+    under its lock); older generations' files are removed. Returns the matrix file."""
+    current = store.collection()
+    if current is None:
+        return None
+    generation = store.generation()
+    matrix_path, meta_path = _saved_paths(store, generation, current[1])
+    if matrix_path.is_file() and meta_path.is_file():
+        return matrix_path
+    index = vector_index(store)
+    if index is None:
+        return None
+    prefix = f"{store.path.name}.vectors-"
+    for old in store.path.parent.glob(prefix + "*"):
+        old.unlink(missing_ok=True)
+    _write_atomic(
+        meta_path,
+        lambda handle: np.savez(
+            handle,
+            rids=index.rids,
+            kinds=index.kinds,
+            paths=index.paths,
+            timestamps=index.timestamps,
+        ),
+    )
+    _write_atomic(matrix_path, lambda handle: np.save(handle, index.matrix, allow_pickle=False))
+    return matrix_path
+
+
+def _write_atomic(path: Path, write: Callable[[Any], None]) -> None:
+    temp = path.with_name(path.name + f".tmp{os.getpid()}")
+    with temp.open("wb") as handle:
+        write(handle)
+    os.replace(temp, path)
+
+
+def _read_saved(store: RecallStore, generation: int, model: str) -> VectorIndex | None:
+    matrix_path, meta_path = _saved_paths(store, generation, model)
+    try:
+        matrix = np.load(matrix_path, mmap_mode="r", allow_pickle=False)
+        with np.load(meta_path, allow_pickle=False) as meta:
+            rids, kinds = meta["rids"], meta["kinds"]
+            paths, timestamps = meta["paths"], meta["timestamps"]
+    except (OSError, ValueError, KeyError):
+        return None
+    if matrix.ndim != 2 or matrix.shape[0] != rids.shape[0] or matrix.dtype != np.float32:
+        return None
+    return VectorIndex(rids, kinds, paths, timestamps, matrix)
 
 
 def forget_cache() -> None:
@@ -466,6 +530,71 @@ def rrf(rankings: Sequence[Sequence[Hit]], k: int = RRF_K) -> list[Hit]:
             first.setdefault(hit.rid, hit)
     order = sorted(scores, key=lambda rid: -scores[rid])
     return [replace(first[rid], score=scores[rid]) for rid in order]
+
+
+FUSION_TEXT_WEIGHT = 0.6
+"""Share of the text ranking in hybrid fusion (chosen on the LoCoMo development split)."""
+FUSION_DEPTH = 100
+"""How many candidates each mode brings to hybrid fusion."""
+MERGE_LINES = 4
+"""Adjacent hits of one file merge into one result while it spans at most this many lines."""
+
+
+def fuse(
+    text_hits: Sequence[Hit],
+    semantic_hits: Sequence[Hit],
+    text_weight: float = FUSION_TEXT_WEIGHT,
+) -> list[Hit]:
+    """Score-normalised fusion: each mode's scores become z-scores over its own candidates,
+    and a chunk's fused score is their weighted sum.
+
+    A chunk one mode did not return counts as that mode's lowest candidate (never better
+    than one it did return). Unlike rank fusion, a mode whose best hit barely stands out
+    from its other candidates (a weak side) moves the fused order little, a blind one (all
+    scores equal) not at all, and a mode sure of its top hit keeps it near the top. Ties
+    keep the text ranking's order.
+    """
+    first: dict[int, Hit] = {}
+    sides: list[tuple[float, dict[int, float], float]] = []
+    for weight, ranking in ((text_weight, text_hits), (1.0 - text_weight, semantic_hits)):
+        if not ranking:
+            sides.append((weight, {}, 0.0))
+            continue
+        scores = np.array([h.score for h in ranking], dtype=np.float64)
+        spread = float(scores.std())
+        normal = (scores - scores.mean()) / spread if spread > 0 else np.zeros_like(scores)
+        sides.append(
+            (
+                weight,
+                dict(zip((h.rid for h in ranking), normal.tolist(), strict=True)),
+                min(0.0, float(normal.min())),
+            )
+        )
+        for hit in ranking:
+            first.setdefault(hit.rid, hit)
+    fused = {rid: sum(weight * z.get(rid, floor) for weight, z, floor in sides) for rid in first}
+    order = sorted(first, key=lambda rid: -fused[rid])
+    return [replace(first[rid], score=fused[rid]) for rid in order]
+
+
+def merge_adjacent(hits: Sequence[Hit], max_lines: int = MERGE_LINES) -> list[Hit]:
+    """Neighbour expansion: a hit right next to a better one of the same file (one turn
+    after another) joins it as one result, while the joined range spans at most
+    ``max_lines`` lines. The better hit keeps its id, score and snippet; the freed place
+    goes to the next distinct hit.
+    """
+    out: list[Hit] = []
+    for hit in hits:
+        for position, kept in enumerate(out):
+            touching = hit.start_line == kept.end_line + 1 or hit.end_line == kept.start_line - 1
+            start = min(hit.start_line, kept.start_line)
+            end = max(hit.end_line, kept.end_line)
+            if kept.path == hit.path and touching and end - start + 1 <= max_lines:
+                out[position] = replace(kept, start_line=start, end_line=end)
+                break
+        else:
+            out.append(hit)
+    return out
 
 
 def mmr(

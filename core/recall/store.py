@@ -23,13 +23,14 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memls.core.config import Config
-from memls.core.recall.chunking import Chunk
+from memls.core.recall.chunking import Chunk, embed_text
 
 COLLECTION = "memls"
 """The ``llm`` collection name (one per root; each root has its own database)."""
@@ -119,6 +120,7 @@ class RecallStore:
         elif not path.exists():
             raise FileNotFoundError(f"no recall database at {path}")
         self.db = Db(path)
+        self._batching = False
         self.db.execute("pragma busy_timeout = 30000")
         # WAL lets searches read while a backfill writes; NORMAL sync is safe under WAL
         # (a power cut may lose the last commit, never corrupt the file).
@@ -128,12 +130,28 @@ class RecallStore:
         if create:
             self.migrate()
 
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """One transaction for many :meth:`sync_chunks` calls (committed at the end, rolled
+        back on error): per-file commits dominate a first backfill of thousands of files."""
+        self._batching = True
+        try:
+            with self.db.conn:
+                yield
+        finally:
+            self._batching = False
+
+    def transaction(self) -> AbstractContextManager[object]:
+        """The connection's transaction, or nothing inside :meth:`batch` (it commits)."""
+        return nullcontext() if self._batching else self.db.conn
+
     def migrate(self) -> None:
         """Apply ``llm``'s embeddings migrations and memls's own (another process may race us)."""
         if self._schema_current():
             return
-        from llm.embeddings_migrations import embeddings_migrations
         from sqlite_utils import Database
+
+        embeddings_migrations = _llm_embeddings_migrations()
 
         from memls.core.recall.schema import migrations
 
@@ -224,6 +242,11 @@ class RecallStore:
             self.db.execute("delete from embeddings where collection_id = ?", [collection_id])
             self.db.execute("update memls_files set vector = null, vector_model = null")
             self.bump()
+
+    def forget_files(self) -> None:
+        """Forget what was read of every file (chunks stay), so backfill reads them all again."""
+        with self.db.conn:
+            self.db.execute("delete from memls_files")
 
     def clear(self) -> None:
         """Forget everything indexed (``backfill --full``); the collection row stays."""
@@ -327,7 +350,7 @@ class RecallStore:
         }
         wanted = {chunk.id for _, chunk in ordered}
         added = removed = kept = 0
-        with self.db.conn:
+        with self.transaction():
             cur = self.collection()
             for chunk_id, (rid, _hash, _context) in existing.items():
                 if chunk_id not in wanted:
@@ -426,7 +449,7 @@ class RecallStore:
         ).fetchall()
         out: list[tuple[str, str, dict[str, Any]]] = []
         for cid, header, text, kind, path, start, end, heading in rows:
-            embed = f"{header}\n\n{text}" if header else text
+            embed = embed_text(header, text)
             meta = {"kind": kind, "path": path, "start_line": start, "end_line": end}
             if heading:
                 meta["heading"] = heading
@@ -475,16 +498,20 @@ class RecallStore:
             ).fetchall()
         ]
         done = 0
+        wanted = set(stale)
+        blobs_of: dict[str, list[bytes]] = {}
+        if wanted:  # one pass over the chunks of those kinds, not one query per file
+            for path, blob in self.db.execute(
+                "select c.path, e.embedding from memls_chunks c join embeddings e "
+                f"on e.collection_id = ? and e.id = c.id where c.kind in ({marks}) "
+                "order by c.path, c.rid",
+                [collection_id, *kinds],
+            ):
+                if path in wanted:
+                    blobs_of.setdefault(str(path), []).append(bytes(blob))
         with self.db.conn:
             for path in stale:
-                blobs = [
-                    row[0]
-                    for row in self.db.execute(
-                        "select e.embedding from memls_chunks c join embeddings e "
-                        "on e.collection_id = ? and e.id = c.id where c.path = ?",
-                        [collection_id, path],
-                    ).fetchall()
-                ]
+                blobs = blobs_of.get(path, [])
                 if not blobs or len({len(b) for b in blobs}) != 1:
                     continue
                 matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), -1)
@@ -515,14 +542,44 @@ class RecallStore:
         return cur[1], [(str(p), bytes(v)) for p, v in rows]
 
 
-def _schema_marker() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+def _llm_embeddings_migrations() -> Any:
+    """``llm.embeddings_migrations.embeddings_migrations``, loaded from its file when ``llm``
+    is not imported yet: the module needs only sqlite-utils, while importing the ``llm``
+    package costs about a second."""
+    import sys
 
-    try:
-        llm_version = version("llm")
-    except PackageNotFoundError:
-        llm_version = "?"
-    return f"{SCHEMA}; llm {llm_version}"
+    if "llm" not in sys.modules:
+        from importlib.util import find_spec, module_from_spec, spec_from_file_location
+
+        found = find_spec("llm")
+        for location in (found.submodule_search_locations or []) if found else []:
+            path = Path(location) / "embeddings_migrations.py"
+            spec = spec_from_file_location("memls_llm_embeddings_migrations", path)
+            if path.is_file() and spec is not None and spec.loader is not None:
+                module = module_from_spec(spec)
+                spec.loader.exec_module(module)
+                return module.embeddings_migrations
+    from llm.embeddings_migrations import embeddings_migrations
+
+    return embeddings_migrations
+
+
+def _schema_marker() -> str:
+    """The schema marker: memls's migration level plus which ``llm`` migrations file is
+    installed (its size and mtime; found without importing ``llm``, which is slow)."""
+    from importlib.util import find_spec
+
+    spec = find_spec("llm")
+    stamp = "?"
+    if spec is not None and spec.submodule_search_locations:
+        for location in spec.submodule_search_locations:
+            try:
+                st = (Path(location) / "embeddings_migrations.py").stat()
+            except OSError:
+                continue
+            stamp = f"{st.st_size}-{st.st_mtime_ns}"
+            break
+    return f"{SCHEMA}; llm migrations {stamp}"
 
 
 def open_existing(path: Path) -> RecallStore | None:

@@ -23,7 +23,9 @@ from typing import Any
 from memls.core.config import Config, load_config
 from memls.core.model import FileKind
 from memls.core.parse import kind_for
+from memls.core.recall import search as engine
 from memls.core.recall.chunking import (
+    CHUNKER_REVISION,
     Chunk,
     chunk_markdown,
     chunk_turn,
@@ -46,6 +48,8 @@ from memls.core.text import decode
 from memls.core.workspace import memory_files, transcript_files
 
 _GUARD_BYTES = 4096
+BATCH_FILES = 256
+"""Files indexed per transaction (a cancelled or killed run keeps every finished batch)."""
 
 Progress = Callable[[int, int, str], None]
 
@@ -182,7 +186,7 @@ def _sync_transcript(
         branch=branch,
     )
     if start_byte and not parsed.turns:
-        with store.db.conn:
+        with store.transaction():
             store.put_file(state)
         tally.unchanged += 1
         return
@@ -229,23 +233,30 @@ def _sync_sources(
                 tally.unchanged += 1
                 continue
             todo.append((src, st, row))
-    for number, (src, st, row) in enumerate(todo, start=1):
-        if cancel is not None and cancel.is_set():
-            return False
-        if progress is not None:
-            progress(number - 1, len(todo), f"index {src.rel}")
-        try:
-            if src.kind == "transcript":
-                _sync_transcript(store, src, st, row, tally)
-            else:
-                _sync_markdown(store, src, st, row, tally)
-        except OSError as exc:
-            tally.errors.append(f"{src.rel}: {exc}")
+    for first in range(0, len(todo), BATCH_FILES):
+        with store.batch():  # one commit per batch of files, not per file
+            for number, (src, st, row) in enumerate(
+                todo[first : first + BATCH_FILES], start=first + 1
+            ):
+                if cancel is not None and cancel.is_set():
+                    return False
+                if progress is not None:
+                    progress(number - 1, len(todo), f"index {src.rel}")
+                try:
+                    if src.kind == "transcript":
+                        _sync_transcript(store, src, st, row, tally)
+                    else:
+                        _sync_markdown(store, src, st, row, tally)
+                except OSError as exc:
+                    tally.errors.append(f"{src.rel}: {exc}")
     if todo:
         store.db.conn.commit()
         if progress is not None:
             progress(len(todo), len(todo), "index")
-    gone = [path for path in known if path not in seen]
+    indexed = set(known) | {
+        str(row[0]) for row in store.db.execute("select distinct path from memls_chunks")
+    }
+    gone = sorted(path for path in indexed if path not in seen)
     if gone:
         tally.chunks_removed += store.remove_files(gone)
         tally.removed = len(gone)
@@ -299,6 +310,9 @@ def _backfill_locked(
         choice = load_model(pick_model(config, model, current[1] if current else None), db)
         if full:
             store.clear()
+        elif store.meta("chunker_revision") != CHUNKER_REVISION:
+            store.forget_files()  # re-chunk everything; unchanged chunks keep their vectors
+        store.set_meta("chunker_revision", CHUNKER_REVISION)
         tally = _Tally()
         finished = _sync_sources(store, root, config, progress, cancel, tally)
         embedded = 0
@@ -347,6 +361,8 @@ def _backfill_locked(
                 progress(embedded, total, "embed")
             if choice.usable:
                 store.refresh_file_vectors(collection_id, choice.id, ("topic",))
+                if finished:
+                    engine.save_index(store)  # a fresh process then maps it, not SQL
         seconds = round(time.perf_counter() - started, 3)
         mode = "semantic" if choice.usable else "text"
         record = {
