@@ -307,6 +307,10 @@ async def serve(
                 broken(protocol, frame)
             if stop.is_set():
                 break
+            # Let the handler just started take its first step (a didOpen hands its text
+            # to the worker there) before the next message of the same chunk is read, so
+            # messages take effect in the order they were sent.
+            await asyncio.sleep(0)
     if reader.pending().strip():
         log.warning("input ended inside a message (%d bytes)", len(reader.pending()))
 

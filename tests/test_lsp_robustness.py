@@ -446,3 +446,43 @@ def test_not_json_is_a_parse_error_and_requests_after_shutdown_are_refused(
 def test_exit_without_shutdown_ends_the_process_with_code_1(raw: RawServer) -> None:
     raw.initialize()
     assert raw.exit_code() == 1
+
+
+def test_messages_in_one_write_take_effect_in_order(raw: RawServer, tmp_path: Path) -> None:
+    """A didOpen and a hover arriving in one read: the hover sees the opened text."""
+    from tests.lsp_helpers import make_project
+
+    project, root = make_project(tmp_path)
+    raw.initialize(project)
+    index = root / "MEMORY.md"
+    lines = index.read_text(encoding="utf-8").splitlines()
+    line = next(n for n, ln in enumerate(lines) if ln.startswith("- **"))
+    edited = "\n".join(["", "", *lines]) + "\n"  # the bullet two lines further down
+    opened = {
+        "jsonrpc": "2.0",
+        "method": "textDocument/didOpen",
+        "params": {
+            "textDocument": {
+                "uri": uri(index),
+                "languageId": "markdown",
+                "version": 1,
+                "text": edited,
+            }
+        },
+    }
+    hover = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "textDocument/hover",
+        "params": {
+            "textDocument": {"uri": uri(index)},
+            "position": {"line": line + 2, "character": 4},
+        },
+    }
+    raw.send(frame(json.dumps(opened).encode()) + frame(json.dumps(hover).encode()))
+    result = raw.response(2)["result"]
+    assert isinstance(result, dict)
+    assert "Wire the login form" in str(result["contents"])
+    raw.request(3, "shutdown")
+    raw.response(3)
+    assert raw.exit_code() == 0

@@ -87,6 +87,7 @@ def register(server: MemlsServer) -> None:
     async def initialized(ls: MemlsServer, params: types.InitializedParams) -> None:
         await _pull_configuration(ls)
         finish = await _index_roots(ls)
+        ls.memory.settle_heap()
         await ls.fan_out(lambda f: f.initialized())
         finish()
 

@@ -123,14 +123,14 @@ class Session:
         while not ids <= answered:
             left = deadline - time.monotonic()
             if left <= 0:
-                missing = sorted(ids - answered)  # type: ignore[type-var]
+                missing = sorted(ids - answered)
                 raise AssertionError(f"no response within the deadline to requests {missing[:20]}")
             try:
                 message = self.messages.get(timeout=left)
             except queue.Empty:
                 continue
             if message is None:
-                missing = sorted(ids - answered)  # type: ignore[type-var]
+                missing = sorted(ids - answered)
                 raise AssertionError(f"the server ended without answering {missing[:20]}")
             self.seen.append(message)
             if "result" in message or "error" in message:
