@@ -44,6 +44,8 @@ LOG.md, archived session transcripts) healthy and searchable. Use it:
   before handing work over; memory_check reports what is wrong with the memory files.
 Everything stays in the memory root on this machine."""
 
+RESOURCE_NOT_FOUND = -32002
+"""The MCP specification's error code for a resource URI that names nothing."""
 RECALL_LOCK_WAIT = 5.0
 """Seconds recall_search waits for a running backfill before searching the index as it is."""
 _RECALL_KINDS = ("topic", "checkpoint", "handoff", "log", "transcript", "index")
@@ -578,7 +580,7 @@ class MemlsServer:
         path = self.resources().get(str(params.uri))
         if path is None:
             raise MCPError(
-                types.RESOURCE_NOT_FOUND if hasattr(types, "RESOURCE_NOT_FOUND") else -32002,
+                RESOURCE_NOT_FOUND,
                 f"no memory file {params.uri} (resources/list shows what there is)",
             )
         text = path.read_bytes().decode("utf-8", "replace")
