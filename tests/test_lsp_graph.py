@@ -527,3 +527,19 @@ async def test_workspace_symbols_span_every_memory_root(
     assert found is not None
     names = {s.name for s in found}
     assert {f"checkpoint {NAME}", "checkpoint zeta-sync"} <= names
+
+
+async def test_definition_of_a_link_goes_to_the_anchored_heading(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    root = root_of(tmp_path)
+    deploy, testing = root / "deploy.md", root / "testing.md"
+    client.text_document_did_open(open_params(deploy))
+    for needle, line in (("unit-tests", at(testing, "## Unit tests").line), ("[[testing", 0)):
+        found = await client.text_document_definition_async(
+            types.DefinitionParams(text_document=ident(deploy), position=at(deploy, needle, 3))
+        )
+        assert isinstance(found, list)
+        assert [(Path(loc.uri).name, loc.range.start.line) for loc in found] == [
+            ("testing.md", line)
+        ], needle

@@ -1,13 +1,16 @@
 """Go to definition: from an Active Checkpoints bullet or ``continue name`` to the checkpoint
-file, and from a pointer to the memory file it names."""
+file, from a link (``file.md#anchor``, ``[[name#heading]]``, ``#anchor``) to the heading it
+names (else the file's title), and from a pointer to the file it names."""
 
 from __future__ import annotations
 
 from lsprotocol import types
 
+from memls.core.graph import NAME_KINDS
 from memls.core.model import Range
 from memls.lsp import convert
 from memls.lsp.features import LanguageFeature
+from memls.lsp.features.references import declaration
 from memls.lsp.references import checkpoint_ref_at
 
 
@@ -24,6 +27,13 @@ class Definition(LanguageFeature):
             if ref is not None:
                 target = ws.checkpoints().get(ref.name)
                 return [convert.location(target, start, self.server.codec, ())] if target else []
+            edge = ws.graph().ref_at(doc.path, pos)
+            if edge is not None and edge.kind not in NAME_KINDS and edge.exists:
+                # a link into a memory file: to the #anchor's heading, else the file's title
+                target_doc = ws.document(edge.target)
+                rng = declaration(ws, edge.target, edge.anchor) or start
+                lines = target_doc.lines if target_doc is not None else ()
+                return [convert.location(edge.target, rng, self.server.codec, lines)]
             for link in doc.links:
                 if link.line == pos.line and link.range.contains(pos):
                     resolved = ws.resolve_pointer(doc, link.target)
