@@ -454,10 +454,15 @@ class MemlsServer:
         from memls.core.ops.checkpoint import resume_checkpoint
 
         base = self._base()
+        before = _checkpoint_text(base, args.name) if args.name is not None else None
         result = resume_checkpoint(base, args.name, consume=args.consume, git=self._git())
         if args.name is not None and result.data.get("status") != "one":
             raise ToolError(result.message, **_op_payload(result))
-        return _op_payload(result)
+        payload = _op_payload(result)
+        if result.data.get("status") == "one":
+            # the whole file too (Done This Session, Modified Files, notes), read before a consume
+            payload["text"] = before or _checkpoint_text(base, str(result.data["name"]))
+        return payload
 
     def tool_checkpoint_list(self, args: Any) -> dict[str, Any]:
         from memls.cli.checkpoint import checkpoint_row
@@ -789,6 +794,15 @@ def _sources_fingerprint(root: Path) -> str:
             continue
         parts.append(f"{path}:{st.st_size}:{st.st_mtime_ns}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _checkpoint_text(root: Path, name: str) -> str | None:
+    from memls.core.ops.checkpoint import checkpoint_path, sanitize_name
+
+    try:
+        return checkpoint_path(root, sanitize_name(name)).read_bytes().decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return None
 
 
 def _op_payload(result: Any) -> dict[str, Any]:

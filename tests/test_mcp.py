@@ -226,6 +226,7 @@ async def test_log_handoff_check_and_resume_go_through_the_core_operations(
     cli = memls_json(project, "check", "--format", "json", "MEMORY.md")
     assert checked["diagnostics"] == diagnostics(cli)
     assert "Next Action: Ship it" in resumed["message"]
+    assert resumed["text"] == (project / "checkpoint-feature-login.md").read_text(encoding="utf-8")
     assert "outside the memory root" in refusal(outside)
     text = prompt.messages[0].content
     assert isinstance(text, types.TextContent)
