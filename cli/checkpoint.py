@@ -151,3 +151,9 @@ def list_(root: Path | None, as_json: bool) -> None:
         flags = [f for f, on in (("stale", i.stale), ("branch mismatch", i.branch_mismatch)) if on]
         extra = f"  [{', '.join(flags)}]" if flags else ""
         click.echo(f"{i.name}  ({i.branch or '?'}, saved {saved}, {age} ago){extra}")
+
+
+# `memls checkpoint import` lives in its own module (issue 16: converting foreign checkpoints).
+from memls.cli.importer import import_checkpoints_command  # noqa: E402
+
+checkpoint.add_command(import_checkpoints_command)
