@@ -351,3 +351,28 @@ def test_chaos_checkpoint_cleared_while_listed(
     assert 'Checkpoint "gone" not found' in resumed.stderr
     handoff = run("handoff", "new", "--root", str(tmp_path))
     assert handoff.exit_code == 0, handoff.output
+
+
+def test_chaos_resume_keeps_a_bullet_saved_while_it_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`resume` dropped the bullet of a checkpoint another process saved between its listing
+    of the folder and its orphan clean-up (it judged orphans by the stale listing)."""
+    from memls.core.ops import checkpoint as ops
+
+    run("checkpoint", "save", "first", "--next", "x", "--root", str(tmp_path))
+    run("checkpoint", "save", "second", "--next", "y", "--root", str(tmp_path))
+    real = ops._checkpoint_files
+    calls = {"n": 0}
+
+    def listed_before_second_was_saved(root: Path) -> dict[str, Path]:
+        calls["n"] += 1
+        files = real(root)
+        return {k: v for k, v in files.items() if k != "second"} if calls["n"] == 1 else files
+
+    monkeypatch.setattr(ops, "_checkpoint_files", listed_before_second_was_saved)
+    result = run("checkpoint", "resume", "first", "--root", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    index = (tmp_path / "MEMORY.md").read_text()
+    assert "- **second**" in index
+    assert "orphaned" not in result.output

@@ -620,7 +620,7 @@ def resume_checkpoint(
     require_config(root)
     git = git if git is not None else Git(root)
     files = _checkpoint_files(root)
-    orphans = _remove_orphans(root, set(files))
+    orphans = _remove_orphans(root)
     chosen: bytes | None = None
     notes = [f'Removed the orphaned index bullet for "{o}" (its file is missing).' for o in orphans]
     if name is not None:
@@ -718,12 +718,17 @@ def resume_checkpoint(
     )
 
 
-def _remove_orphans(root: Path, present: set[str]) -> list[str]:
-    """Drop index bullets whose checkpoint file is gone; returns their names."""
+def _remove_orphans(root: Path) -> list[str]:
+    """Drop index bullets whose checkpoint file is gone; returns their names.
+
+    The files are listed under the lock: a listing from before it would call a checkpoint
+    that another process saved meanwhile an orphan, and drop its new bullet.
+    """
     index = memory_index(root)
     if not index.exists():
         return []
     with root_lock(root):
+        present = set(_checkpoint_files(root))
         text = read_text(index)
         if text is None:
             return []
