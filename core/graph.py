@@ -201,6 +201,9 @@ class LinkGraph:
         self._generation = -1
         self._paths: frozenset[Path] = frozenset()
         self._stems: dict[str, Path] = {}
+        self._by_text: dict[str, Path] = {}
+        """The listed paths by their text: resolution compares strings and hands back the
+        workspace's own Path objects (whose hashes are cached)."""
         self._docs: dict[Path, Document] = {}
         self._out: dict[Path, tuple[Ref, ...]] = {}
         self._in: dict[Path, dict[Path, tuple[Ref, ...]]] = {}
@@ -242,6 +245,7 @@ class LinkGraph:
         if relink:
             self._paths = pathset
             self._stems = {}
+            self._by_text = {str(p): p for p in paths}
             for p in paths:
                 self._stems.setdefault(p.stem.casefold(), p)
         for gone in [p for p in self._docs if p not in pathset]:
@@ -295,20 +299,24 @@ class LinkGraph:
             self._out.pop(source, None)
 
     def _resolve(self, doc: Document) -> tuple[Ref, ...]:
-        root = self.ws.root
+        root = str(self.ws.root)
+        known = self._by_text
         out: list[Ref] = []
         for raw in extract(doc):
             via_root = False
             if raw.kind in NAME_KINDS:
-                target = root / f"checkpoint-{raw.text}.md"
+                text = os.path.join(root, f"checkpoint-{raw.text}.md")
             elif raw.kind == ANCHOR:
-                target = doc.path
+                text = str(doc.path)
             elif raw.kind == WIKILINK:
                 stem = raw.text[:-3] if raw.text.casefold().endswith(".md") else raw.text
                 found = self._stems.get(stem.rsplit("/", 1)[-1].casefold())
-                target = found if found is not None else doc.path.parent / f"{raw.text}.md"
+                text = str(found) if found is not None else f"{doc.path.parent}/{raw.text}.md"
             else:
-                target, via_root = self._resolve_path(doc.path, raw.text, raw.kind == PLAN)
+                text, via_root = self._resolve_path(
+                    str(doc.path.parent), raw.text, raw.kind == PLAN
+                )
+            target = known.get(text)
             out.append(
                 Ref(
                     source=doc.path,
@@ -318,27 +326,26 @@ class LinkGraph:
                     text=raw.text,
                     anchor=raw.anchor,
                     anchor_range=raw.anchor_range,
-                    target=target,
-                    exists=target in self._paths,
+                    target=target if target is not None else Path(text),
+                    exists=target is not None,
                     via_root=via_root,
                 )
             )
         return tuple(out)
 
-    def _resolve_path(self, source: Path, written: str, plan: bool) -> tuple[Path, bool]:
+    def _resolve_path(self, folder: str, written: str, plan: bool) -> tuple[str, bool]:
         """Relative to the source's folder, then to the root (plans: the root first)."""
-        root = self.ws.root
         if "%" in written:
             written = unquote(written)
         if written.startswith("~"):
-            return Path(os.path.normpath(os.path.expanduser(written))), False
+            return os.path.normpath(os.path.expanduser(written)), False
         if written.startswith("/"):
-            return Path(os.path.normpath(written)), False
-        here = Path(os.path.normpath(source.parent / written))
-        there = Path(os.path.normpath(root / written))
+            return os.path.normpath(written), False
+        here = os.path.normpath(os.path.join(folder, written))
+        there = os.path.normpath(os.path.join(str(self.ws.root), written))
         order = [(there, True), (here, False)] if plan else [(here, False), (there, True)]
         for candidate, via_root in order:
-            if candidate in self._paths:
+            if candidate in self._by_text:
                 return candidate, via_root and candidate != here
         return order[0][0], order[0][1] and order[0][0] != here
 
