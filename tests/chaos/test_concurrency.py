@@ -282,8 +282,8 @@ def test_parallel_saves_record_no_temp_files(tmp_path: Path, pool: Any) -> None:
 def test_same_checkpoint_saved_while_cleared(tmp_path: Path, pool: Any) -> None:
     """Saves and clears of one name interleave: at the end file and bullet agree."""
     root, head = _make_root(tmp_path)
-    index = root / "MEMORY.md"  # no legacy section: a clear may delete where a save moved it
-    index.write_text(index.read_text().replace(LEGACY, ""))
+    path = root / "MEMORY.md"  # no legacy section: a clear may delete where a save moved it
+    path.write_text(path.read_text().replace(LEGACY, ""))
     jobs: list[tuple[str, str, int]] = []
     for n in range(WORKERS):
         jobs.append(("save", str(root), 0) if n % 2 else ("clear", str(root), 0))
