@@ -376,3 +376,20 @@ def test_chaos_resume_keeps_a_bullet_saved_while_it_listed(
     index = (tmp_path / "MEMORY.md").read_text()
     assert "- **second**" in index
     assert "orphaned" not in result.output
+
+
+def test_save_sweeps_temp_files_a_killed_writer_left(tmp_path: Path) -> None:
+    """README Guarantees: temp files older than 10 minutes are nobody's and go; new ones stay."""
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "MEMORY.md").write_text("# Memory\n")
+    (tmp_path / "LOG.md").write_text("# Log\n")  # the orchestrator layout: index in memory/
+    old = [tmp_path / f"{TEMP_PREFIX}old1", tmp_path / "memory" / f"{TEMP_PREFIX}old2"]
+    fresh = tmp_path / f"{TEMP_PREFIX}fresh"
+    for path in [*old, fresh]:
+        path.write_bytes(b"half a file")
+    for path in old:
+        os.utime(path, (1_700_000_000, 1_700_000_000))
+    result = run("checkpoint", "save", "t", "--next", "x", "--root", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert not any(p.exists() for p in old)
+    assert fresh.exists()  # maybe another writer's, mid-write

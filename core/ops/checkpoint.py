@@ -394,6 +394,8 @@ def save_checkpoint(
     )
     with root_lock(root):
         _sweep_temp(root)
+        if index.parent != root:
+            _sweep_temp(index.parent)  # the orchestrator layout's memory/ folder
         old_bytes = path.read_bytes() if path.exists() else None
         if expect_sha is not None:
             current = sha256_bytes(old_bytes) if old_bytes is not None else "absent"
@@ -475,11 +477,11 @@ def _next_step(name: str, doc: Document, next_title: str, has_plan: bool, inputs
     return "/compact " + "; ".join(focus)
 
 
-def _sweep_temp(root: Path) -> None:
+def _sweep_temp(folder: Path) -> None:
     """Remove temp files that a killed writer left behind (old enough to be nobody's)."""
     cutoff = time.time() - _TEMP_MAX_AGE
     try:
-        entries = list(os.scandir(root))
+        entries = list(os.scandir(folder))
     except OSError:
         return
     for entry in entries:
