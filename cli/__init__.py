@@ -29,7 +29,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "recall": ("memls.cli.recall", "recall", "Index and search memory and transcripts."),
     "snapshot": ("memls.cli.snapshot", "snapshot", "Commit memory to a git ref and read it back."),
     "mcp": ("memls.cli.mcp", "mcp", "Serve memory to coding agents over MCP (stdio)."),
-    "hook": ("memls.cli.hook", "hook", "Run memls at a Claude Code lifecycle event (JSON on stdin)."),
+    "hook": (
+        "memls.cli.hook",
+        "hook",
+        "Run memls at a Claude Code lifecycle event (JSON on stdin).",
+    ),
     "mv": ("memls.cli.mv", "mv", "Rename a checkpoint, memory file or heading; links follow."),
 }
 
