@@ -279,7 +279,7 @@ def _error_position(text: str, message: str) -> tuple[int, int]:
 
 def _key_line(text: str, key: str) -> int:
     """The 1-based line where ``key`` is set (best effort; 1 when it cannot be found)."""
-    pattern = re.compile(rf"^\s*(?:[\w.-]*\.)?[\"']?{re.escape(key)}[\"']?\s*[=\]]")
+    pattern = re.compile(rf"^\s*\[?\s*(?:[\w.-]*\.)?[\"']?{re.escape(key)}[\"']?\s*[=\]]")
     for n, line in enumerate(text.split("\n"), 1):
         if pattern.search(line):
             return n
