@@ -142,7 +142,7 @@ class FrameReader:
 def _find_signature(buf: bytearray, start: int, end: int) -> int | None:
     at = buf.find(_SIGNATURE, start, end)
     while at >= 0:
-        if at > 0 and _SIGNATURE_RE.match(buf, at) is not None:
+        if _SIGNATURE_RE.match(buf, at) is not None:
             return at
         at = buf.find(_SIGNATURE, at + 1, end)
     return None

@@ -142,6 +142,12 @@ async def start(
         edits.append(params)
         return types.ApplyWorkspaceEditResult(applied=True)
 
+    if types.WORKSPACE_CODE_LENS_REFRESH not in client.protocol.fm.features:
+        # Profiles that support code lens refresh get asked for one after edits.
+        @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)  # type: ignore[untyped-decorator]
+        def code_lens_refresh(params: None) -> None:
+            return None
+
     _fix_code_action_union(client)
     await client.initialize_session(
         types.InitializeParams(
