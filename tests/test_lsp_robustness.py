@@ -21,6 +21,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.lsp_helpers import (
     BRANCH,
+    NAME,
     SERVER,
     change_all,
     checkpoint_text,
@@ -147,6 +148,27 @@ async def test_code_action_request_leaves_the_document_state_alone(
         titles = [a.title for a in actions]
         assert any(t.startswith("Fix all memls problems") for t in titles), titles
         assert await answers(client, index, hover_lines) == before
+    # every other request leaves it alone too (a rename only returns its edit)
+    ident = types.TextDocumentIdentifier(uri=uri(index))
+    bullet = types.Position(hover_lines[0], 5)
+    edit = await client.text_document_rename_async(
+        types.RenameParams(text_document=ident, position=bullet, new_name="renamed")
+    )
+    assert edit is not None
+    await client.text_document_completion_async(
+        types.CompletionParams(text_document=ident, position=bullet)
+    )
+    await client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=ident,
+            position=bullet,
+            context=types.ReferenceContext(include_declaration=True),
+        )
+    )
+    await client.text_document_code_lens_async(types.CodeLensParams(text_document=ident))
+    await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="feat"))
+    assert await answers(client, index, hover_lines) == before
+    assert (root / f"checkpoint-{NAME}.md").is_file()
     # and the diagnostics of the untouched buffer are still the same findings
     client.text_document_did_change(change_all(index, text, 2))
     again = await wait_for_diagnostics(client, index, lambda codes: "IX003" in codes)
