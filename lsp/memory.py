@@ -21,6 +21,7 @@ import hashlib
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
@@ -134,8 +135,9 @@ class MemoryState:
 
     def close(self, timeout: float) -> None:
         """Stop both threads: queued work is dropped, running work gets ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
         self._parser.close(timeout)
-        self._worker.close(timeout)
+        self._worker.close(max(0.0, deadline - time.monotonic()))
 
     # -- editor buffers (event loop) ----------------------------------------
     async def update(self, path: Path, text: str | None) -> set[Path]:

@@ -508,3 +508,30 @@ def test_messages_in_one_write_take_effect_in_order(raw: RawServer, tmp_path: Pa
     raw.request(3, "shutdown")
     raw.response(3)
     assert raw.exit_code() == 0
+
+
+def test_exit_is_prompt_while_a_huge_document_is_parsed(raw: RawServer, tmp_path: Path) -> None:
+    """``exit`` does not wait for the parse of a 10 MB buffer that was just opened."""
+    from tests.lsp_helpers import make_project
+
+    project, root = make_project(tmp_path)
+    raw.initialize(project)
+    text = "# Huge\n\n" + "- a line of memory text that goes on and on\n" * 240_000
+    opened = {
+        "jsonrpc": "2.0",
+        "method": "textDocument/didOpen",
+        "params": {
+            "textDocument": {
+                "uri": uri(root / "huge.md"),
+                "languageId": "markdown",
+                "version": 1,
+                "text": text,
+            }
+        },
+    }
+    raw.send(frame(json.dumps(opened).encode()))
+    raw.request(2, "shutdown")
+    assert raw.response(2)["result"] is None
+    started = time.monotonic()
+    assert raw.exit_code(timeout=30) == 0
+    assert time.monotonic() - started < 10
