@@ -194,3 +194,25 @@ def test_the_plugin_mcp_config_starts_memls_mcp() -> None:
     server = config["mcpServers"]["memls"]
     assert server["command"] == "${CLAUDE_PLUGIN_ROOT}/bin/memls-launch"
     assert server["args"] == ["mcp"]
+
+
+def test_the_skill_is_a_plain_agent_skill() -> None:
+    """Name = folder, a one-line quoted description (strict YAML readers, e.g. Pi), and the
+    CLI command for each MCP tool so agents without the MCP server can follow it."""
+    skill = PLUGIN / "skills" / "memls" / "SKILL.md"
+    text = skill.read_text(encoding="utf-8")
+    head, _, body = text.removeprefix("---\n").partition("\n---\n")
+    fields = dict(line.split(": ", 1) for line in head.splitlines())
+    assert fields["name"] == skill.parent.name == "memls"
+    description = json.loads(fields["description"])  # a double-quoted scalar
+    assert 100 < len(description) <= 1024
+    for tool, command in [
+        ("checkpoint_resume", "memls checkpoint resume"),
+        ("checkpoint_save", "memls checkpoint save"),
+        ("recall_search", "memls recall search"),
+        ("log_append", "memls log append"),
+        ("handoff_refresh", "memls handoff refresh"),
+        ("memory_check", "memls check"),
+    ]:
+        assert tool in body
+        assert command in body
