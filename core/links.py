@@ -37,7 +37,6 @@ from typing import NamedTuple
 from urllib.parse import unquote
 
 from memls.core.model import Document, Position, Range
-from memls.core.model import Link as ParsedLink
 
 LINK_KINDS = ("markdown", "reference", "wikilink", "bullet", "code")
 
@@ -50,11 +49,13 @@ MAX_INDEXED_FILES = 200_000
 
 
 class Link(NamedTuple):
-    """A reference from one file to another file, as written (immutable; a tuple so that
-    400,000 of them are cheap to make)."""
+    """A reference from one file to another file, as written (immutable; a flat tuple so
+    that 400,000 of them are cheap to make and hold)."""
 
     source: Path  # absolute path of the file containing the link
-    range: Range  # the target text (``target`` exactly, without anchor or alias)
+    line: int  # 0-based line of the target text
+    start: int  # its first character (code points)
+    end: int  # just after it
     target: str  # raw target as written: path part, no anchor
     anchor: str | None  # the ``#heading`` part without ``#``, or None
     kind: str  # one of LINK_KINDS
@@ -62,8 +63,9 @@ class Link(NamedTuple):
     hints: tuple[str, ...] = ()  # other folders named on the same line (extra bases)
 
     @property
-    def line(self) -> int:
-        return self.range.start.line
+    def range(self) -> Range:
+        """The target text (``target`` exactly, without anchor or alias)."""
+        return Range(Position(self.line, self.start), Position(self.line, self.end))
 
     @property
     def is_markdown_file(self) -> bool:
@@ -75,7 +77,7 @@ class Link(NamedTuple):
 
 _CODE_SPAN = re.compile(r"(?P<ticks>`+)(?P<body>[^`].*?)(?<!`)(?P=ticks)(?!`)")
 _INLINE = re.compile(
-    r"(?<![!\]\\])\[(?P<text>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
+    r"(?<![!\]\\])\[(?P<text>[^\[\]\n]*(?:\[[^\[\]\n]*\][^\[\]\n]*)*)\]"
     r"\(\s*(?:<(?P<angled>[^<>\n]*)>|(?P<plain>[^()\s]*(?:\([^()\s]*\)[^()\s]*)*))"
     r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)"
 )
@@ -89,6 +91,7 @@ _BULLET = re.compile(
     r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(?P<bold>\*\*)?"
     r"(?P<path>[\w.~@+/-]*[\w@+-]\.md)(?P=bold)?(?=$|[\s:,;—–(-])"
 )
+_LINK_ITEM = re.compile(r"[ \t]*[-*+][ \t]+\[(?!\[)")  # `- [`: a link, not a bare path
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _LINE_SUFFIX = re.compile(r":\d+(?:[:-]\d+)?$")
 _CODE_PATH = re.compile(
@@ -131,9 +134,6 @@ def _extract(doc: Document) -> Iterable[Link]:
     source = doc.path if doc.path.is_absolute() else Path(os.path.abspath(doc.path))
     start = doc.frontmatter.end_line + 1 if doc.frontmatter is not None else 0
     fenced = _fence_flags(doc)
-    parsed = doc.links
-    n_parsed = len(parsed)
-    j = 0
     for ln in range(start, len(doc.lines)):
         if fenced[ln]:
             continue
@@ -142,20 +142,29 @@ def _extract(doc: Document) -> Iterable[Link]:
             continue
         has_bracket = "[" in line
         has_tick = "`" in line
-        bullet = _BULLET.match(line) if ".md" in line else None
+        bullet = _BULLET.match(line) if ".md" in line and not _LINK_ITEM.match(line) else None
         if not (has_bracket or has_tick or bullet):
             continue
         if not has_tick and bullet is None and "[[" not in line and "]:" not in line:
-            # The common case (a pointer bullet, prose with links): inline links only. The
-            # parser already made the target's string and range: share them (a 20 MB index
-            # of 400,000 pointers would otherwise hold each twice).
+            # The common case (a pointer bullet, prose with links): inline links only.
             if "](" in line:
-                while j < n_parsed and parsed[j].line < ln:
-                    j += 1
-                k = j
-                while k < n_parsed and parsed[k].line == ln:
-                    link = _from_parsed(source, line, parsed[k])
-                    k += 1
+                for m in _INLINE.finditer(line):
+                    angled = m.group("angled")
+                    if angled is None:
+                        raw = m.group("plain")
+                        if (
+                            raw
+                            and "#" not in raw
+                            and not raw.startswith("//")
+                            and (":" not in raw or not _SCHEME.match(raw))
+                            and not _TEMPLATE.search(raw)
+                        ):  # kept exactly as written (what _make would keep)
+                            at = m.start("plain")
+                            yield Link(source, ln, at, at + len(raw), raw, None, "markdown", m[1])
+                            continue
+                        link = _make(source, ln, raw, m.start("plain"), "markdown", m[1])
+                    else:
+                        link = _make(source, ln, angled, m.start("angled"), "markdown", m[1])
                     if link is not None:
                         yield link
             continue
@@ -221,7 +230,9 @@ def _line_links(
                         m.start(),
                         Link(
                             source,
-                            Range(Position(ln, t_start), Position(ln, t_start + len(target))),
+                            ln,
+                            t_start,
+                            t_start + len(target),
                             target,
                             anchor.strip() if anchor and anchor.strip() else None,
                             "wikilink",
@@ -268,28 +279,6 @@ def _line_links(
     return [link for _, link in found]
 
 
-def _from_parsed(source: Path, line: str, parsed: ParsedLink) -> Link | None:
-    """A Markdown link the parser already found, sharing its strings and range."""
-    if parsed.kind != "link":
-        return None
-    rng = parsed.target_range
-    raw = line[rng.start.character : rng.end.character]
-    if raw == parsed.target and _plain_ok(raw):
-        return Link(source, rng, parsed.target, None, "markdown", parsed.text)
-    return _make(source, rng.start.line, raw, rng.start.character, "markdown", parsed.text)
-
-
-def _plain_ok(target: str) -> bool:
-    """A target ``_make`` would keep as it is (the parser has already left out URLs)."""
-    return bool(target) and not (
-        target[0] in "#"
-        or target.startswith("//")
-        or "#" in target
-        or _TEMPLATE.search(target)
-        or (":" in target and _SCHEME.match(target))
-    )
-
-
 def _make(
     source: Path,
     ln: int,
@@ -319,15 +308,7 @@ def _make(
         target = target.split("?", 1)[0]
     if not target or _TEMPLATE.search(target):
         return None
-    return Link(
-        source,
-        Range(Position(ln, at), Position(ln, at + len(target))),
-        target,
-        anchor,
-        kind,
-        text,
-        hints,
-    )
+    return Link(source, ln, at, at + len(target), target, anchor, kind, text, hints)
 
 
 # -- resolution ----------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from memls.core.model import (
     Frontmatter,
     FrontmatterEntry,
     Heading,
+    LazyLinks,
     Link,
     ListItem,
     Position,
@@ -197,7 +199,7 @@ def parse_text(
     sections = _sections(headings, n)
     fields: list[Field] = []
     items: list[ListItem] = []
-    links: list[Link] = []
+    link_lines: list[int] = []  # lines that may hold links: read when doc.links is first used
     file_codes: set[str] = set()
     file_all = False
     next_line: list[tuple[int, frozenset[str]]] = []
@@ -225,7 +227,7 @@ def parse_text(
                 if fm:
                     fields.append(_field(fm, item, ln, len(line)))
         if "](" in line or "`" in line:
-            links.extend(_links(line, ln))
+            link_lines.append(ln)
 
     return Document(
         path=path,
@@ -236,7 +238,7 @@ def parse_text(
         sections=tuple(sections),
         fields=tuple(fields),
         items=tuple(items),
-        links=tuple(links),
+        links=LazyLinks(partial(_links_of, lines, link_lines)),
         fences=tuple(fences),
         frontmatter=frontmatter,
         suppressions=Suppressions(frozenset(file_codes), file_all, tuple(next_line)),
@@ -329,6 +331,13 @@ def _field(m: re.Match[str], item: ListItem, ln: int, length: int) -> Field:
         range=Range.line(ln, length),
         value_range=Range.of(ln, vstart, ln, vstart + len(raw)),
     )
+
+
+def _links_of(lines: list[str], link_lines: list[int]) -> tuple[Link, ...]:
+    out: list[Link] = []
+    for ln in link_lines:
+        out.extend(_links(lines[ln], ln))
+    return tuple(out)
 
 
 def _links(line: str, ln: int) -> list[Link]:

@@ -15,6 +15,7 @@ MAX_TOTAL_BYTES = 262_144
 MAX_ITEMS = 64
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_ODD_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # not tab or line ends
 
 RULES = (
     Rule("SZ001", "invalid-encoding", Severity.ERROR, "NUL byte or invalid UTF-8 in a memory file"),
@@ -78,6 +79,8 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             "trim or retire memory files",
             first_line,
         )
+    if "\\" not in doc.text and not _ODD_CONTROL.search(doc.text):
+        return  # no target can hold a backslash or control character (and links stay unbuilt)
     for link in doc.links:
         target = link.target
         if "\\" not in target and not _CONTROL.search(target):
