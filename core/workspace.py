@@ -320,8 +320,12 @@ def transcript_files(root: Path, extra: Iterable[Path] = ()) -> list[Path]:
     """Session transcripts (*.jsonl) for a root: ``transcripts/``, the root itself, the
     session files beside a Claude Code auto-memory directory, and configured folders."""
     places = [root / "transcripts", root]
+    live: set[str] = set()
     if is_claude_memory_dir(root):
         places.append(root.parent)  # ~/.claude/projects/<slug>/*.jsonl
+        # `memls hook` archives these into transcripts/ under the same name; while the live
+        # session file exists it is the one read (it is never behind its archive).
+        live = {p.name for p in root.parent.glob("*.jsonl") if p.is_file()}
     places.extend(extra)
     out: list[Path] = []
     seen: set[Path] = set()
@@ -329,6 +333,8 @@ def transcript_files(root: Path, extra: Iterable[Path] = ()) -> list[Path]:
         if not place.is_dir():
             continue
         for path in sorted(p for p in place.glob("*.jsonl") if p.is_file()):
+            if place == root / "transcripts" and path.name in live:
+                continue
             if path not in seen:
                 seen.add(path)
                 out.append(path)

@@ -332,3 +332,32 @@ def test_a_real_claude_code_session_is_archived_in_two_steps(
     assert (project / "transcripts" / real.name).read_bytes() == real.read_bytes()
     status = memls_json(project, "recall", "status", "--json")
     assert status["chunks"]["transcript"] >= 10
+
+
+def test_in_claude_codes_memory_folder_a_session_is_found_once_then_from_its_archive(
+    tmp_path: Path,
+) -> None:
+    """The live session file beside the memory folder and its archive are one source."""
+    home = tmp_path / "home"
+    project = tmp_path / "work" / "app"
+    project.mkdir(parents=True)
+    git(project, "init", "-q", "-b", "main")
+    sessions = home / ".claude" / "projects" / str(project.resolve()).replace("/", "-")
+    memory = sessions / "memory"
+    memory.mkdir(parents=True)
+    (memory / "memls.toml").write_text('recall_model = "memls-hash"\n', encoding="utf-8")
+    live = sessions / "5e55.jsonl"
+    write_turns(live, [("Where is the wombat config?", "In settings/wombat.toml.")])
+    env = {"HOME": str(home)}
+    data = payload("PreCompact", project, live, trigger="auto", custom_instructions="")
+    assert run_hook("pre-compact", data, cwd=project, env=env).returncode == 0
+    assert (memory / "transcripts" / live.name).read_bytes() == live.read_bytes()
+
+    def hits() -> list[str]:
+        memls_json(memory, "recall", "backfill", "--json")
+        found = memls_json(memory, "recall", "search", "wombat", "--mode", "text", "--json")
+        return [r["path"] for r in found["results"]]
+
+    assert hits() == [f"../{live.name}"]
+    live.unlink()  # Claude Code's 30-day clean-up
+    assert hits() == [f"transcripts/{live.name}"]
