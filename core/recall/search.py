@@ -142,14 +142,11 @@ def path_matcher(glob: str | None) -> Callable[[str], bool] | None:
     return lambda path: fnmatchcase(path, pattern)
 
 
-_STOP_TEXT = """a an and are as at be been being but by can could did do does doing for from had has
-    have having he her hers herself him himself his how i if in into is it its itself just
-    me my myself no nor not of on or our ours ourselves she should so some such than that
-    the their theirs them themselves then there these they this those to too us very was
-    we were what when where which while who whom why will with would you your yours
-    yourself yourselves am any all also about after again ever much many ago s t"""
+_STOP_TEXT = """when what who whom where why how which did does do is was were has have had"""
 STOP_WORDS = frozenset(_STOP_TEXT.split())
-"""Question and function words: left out of BM25 queries (unless nothing else is left)."""
+"""Question words and their auxiliaries: left out of BM25 queries (unless nothing else is
+left). Articles and prepositions stay: dropping them too gained 0.02 recall@5 on LoCoMo but
+cost 0.08 nDCG@10 on bench/quality.py's small set."""
 
 
 def query_words(query: str) -> list[str]:
