@@ -222,9 +222,62 @@ async def test_ten_megabyte_document(client: LanguageClient, tmp_path: Path) -> 
     assert len(text) > 10_000_000
     client.text_document_did_open(open_params(path, text))
     diags = await wait_for_diagnostics(client, path, lambda codes: "SZ002" in codes)
-    assert diags
+    # over the large-document threshold: the SZ rules and one note saying so, nothing else
+    assert sorted(str(d.code) for d in diags) == ["SZ002", "SZ006"]
+    note = next(d for d in diags if d.code == "SZ006")
+    assert note.severity == types.DiagnosticSeverity.Information
+    assert "1,048,576" in note.message
     client.text_document_did_open(open_params(root_of(tmp_path) / "MEMORY.md"))
     await still_serves(client, root_of(tmp_path) / "MEMORY.md")
+    # an edit deep in the buffer is applied where it was made
+    change = types.TextDocumentContentChangePartial(
+        range=types.Range(types.Position(200_000, 2), types.Position(200_000, 3)), text="A"
+    )
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri(path), version=2), [change]
+        )
+    )
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri=uri(path)), types.Position(5, 5))
+    )
+    assert hover is None
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(types.TextDocumentIdentifier(uri=uri(path)))
+    )
+    assert symbols
+
+
+async def test_large_document_threshold_is_a_setting(tmp_path: Path) -> None:
+    """``largeDocumentBytes`` (here 200 bytes) puts a small topic file in large mode; the
+    root's ``large_document_bytes`` applies when the setting is absent."""
+    from pytest_lsp import make_test_lsp_client
+
+    from tests.lsp_helpers import make_project
+
+    project, root = make_project(tmp_path)
+    topic = root / "topic.md"
+    text = "# Topic\n\n" + "Plain words about the project, repeated.\n" * 20
+    for options, config, expect_note in (
+        ({"largeDocumentBytes": 200}, None, True),
+        (None, "large_document_bytes = 200\n", True),
+        ({"largeDocumentBytes": 0}, "large_document_bytes = 200\n", False),
+    ):
+        if config is not None:
+            (root / "memls.toml").write_text(config, encoding="utf-8")
+        client = make_test_lsp_client()
+        await client.start_io(*SERVER)
+        try:
+            await start(client, "neovim", project, options)
+            client.text_document_did_open(open_params(topic, text))
+            diags = await wait_for_diagnostics(client, topic, lambda codes: codes != [])
+            codes = sorted(str(d.code) for d in diags)
+            assert ("SZ006" in codes) is expect_note, (options, config, codes)
+            if expect_note:
+                assert all(c.startswith("SZ") for c in codes), codes
+            await client.shutdown_session()
+        finally:
+            await client.stop()
 
 
 async def test_binary_content(client: LanguageClient, tmp_path: Path) -> None:
