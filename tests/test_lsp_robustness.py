@@ -258,11 +258,12 @@ async def test_large_document_threshold_is_a_setting(tmp_path: Path) -> None:
     project, root = make_project(tmp_path)
     topic = root / "topic.md"
     text = "# Topic\n\n" + "Plain words about the project, repeated.\n" * 20
-    for options, config, expect_note in (
+    cases: list[tuple[dict[str, object] | None, str | None, bool]] = [
         ({"largeDocumentBytes": 200}, None, True),
         (None, "large_document_bytes = 200\n", True),
         ({"largeDocumentBytes": 0}, "large_document_bytes = 200\n", False),
-    ):
+    ]
+    for options, config, expect_note in cases:
         if config is not None:
             (root / "memls.toml").write_text(config, encoding="utf-8")
         client = make_test_lsp_client()
@@ -277,7 +278,7 @@ async def test_large_document_threshold_is_a_setting(tmp_path: Path) -> None:
                 assert all(c.startswith("SZ") for c in codes), codes
             await client.shutdown_session()
         finally:
-            await client.stop()
+            await client.stop()  # type: ignore[no-untyped-call]
 
 
 async def test_binary_content(client: LanguageClient, tmp_path: Path) -> None:
