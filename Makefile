@@ -54,6 +54,7 @@ test: install-dev
 bench: install-dev
 	$(PY) bench/check.py
 	$(PY) bench/lsp.py
+	$(PY) bench/lsp_bigdoc.py
 	$(PY) bench/recall.py
 	$(PY) bench/quality.py
 	$(PY) bench/agent.py
