@@ -475,7 +475,26 @@ class LinkResolver:
             for rel in rels:
                 if ("/" + rel.casefold()).endswith("/" + suffix):
                     return self.repo_root / rel
+        if not has_ext and "/" not in name:
+            return self._by_stem_prefix(name)
         return None
+
+    def _by_stem_prefix(self, name: str) -> Path | None:
+        """The one Markdown file whose name starts with the wikilink's words
+        (``[[ADR-0022]]`` → ``adr-0022-reporting-client-side.md``); none when several do."""
+        key = _norm_name(name) + "-"
+        found = {p for k, paths in self._stem_index().items() if k.startswith(key) for p in paths}
+        if len(found) == 1:
+            return found.pop()
+        if found or self.repo_root is None:
+            return None
+        hits = [
+            rel
+            for base, rels in self._repo_index().items()
+            if base.endswith(".md") and _norm_name(base[:-3]).startswith(key)
+            for rel in rels
+        ]
+        return self.repo_root / hits[0] if len(hits) == 1 else None
 
     def _by_suffix(self, target: str) -> Path | None:
         """A path that names a repository file by its trailing components (``rules/foo.md``)."""

@@ -169,8 +169,12 @@ def parse_text(
     skip_until = frontmatter.end_line + 1 if frontmatter else 0
 
     # mistune sees the body only (front matter blanked so line numbers stay put).
-    src_lines = [""] * skip_until + lines[skip_until:]
-    src = "\n".join(src_lines).replace("\x00", "\ufffd")
+    # Only the lines mistune reads are joined: a 20 MB file is not copied whole again.
+    body_end, budget = skip_until, MAX_PARSE_CHARS
+    while body_end < n and budget >= 0:
+        budget -= len(lines[body_end]) + 1
+        body_end += 1
+    src = "\n".join([""] * skip_until + lines[skip_until:body_end]).replace("\x00", "\ufffd")
     if len(src) > MAX_PARSE_CHARS:
         src = src[:MAX_PARSE_CHARS]
     if not src.endswith("\n"):
@@ -195,6 +199,7 @@ def parse_text(
             opaque.append((first, last))
         elif ttype == "block_html":
             opaque.append((first, last))
+    del src, src_index  # not needed by the line scan below
 
     sections = _sections(headings, n)
     fields: list[Field] = []

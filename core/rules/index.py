@@ -11,6 +11,7 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from fnmatch import fnmatchcase as fnmatch
 from pathlib import Path
 
 from memls.core.links import Link, extract_links
@@ -108,7 +109,8 @@ RULES = (
         "IX011",
         "index-past-load-limit",
         Severity.ERROR,
-        "content past line 200 or 25 KB: not loaded at session start",
+        "content past line 200 or 25 KB (Claude Code), or past 20,000 characters (an agent "
+        "workspace): not loaded at session start",
     ),
     Rule(
         "IX012",
@@ -679,17 +681,26 @@ def _reachable(ws: Workspace) -> frozenset[Path] | None:
     seen: set[Path] = {index.path}
     frontier = [index, *_agent_instructions(ws)]
     pointed = False
+    stems: dict[str, list[Path]] | None = None
     while frontier:
         doc = frontier.pop()
         done: set[tuple[str, str, tuple[str, ...]]] = set()
+        targets: list[Path] = []
         for link in extract_links(doc):
             key = (link.target, link.kind, link.hints)
             if key in done:
                 continue
             done.add(key)
             target = resolver.resolve(link)
-            if target is None:
-                continue
+            if target is not None:
+                targets.append(target)
+        if "`" in doc.text:  # `p19-release-readiness`, `p6a-*`: files named by stem or glob
+            if stems is None:
+                stems = {}
+                for p in members:
+                    stems.setdefault(p.stem.casefold(), []).append(p)
+            targets.extend(_named_by_stem(doc.text, stems))
+        for target in targets:
             if doc is index and target != index.path and target in members:
                 pointed = True
             if target in seen or target not in members:
@@ -699,6 +710,22 @@ def _reachable(ws: Workspace) -> frozenset[Path] | None:
             if nxt is not None:
                 frontier.append(nxt)
     return frozenset(seen) if pointed else None
+
+
+_STEM_SPAN = re.compile(r"`([\w*?-][\w.*?-]{1,80})`")
+
+
+def _named_by_stem(text: str, stems: dict[str, list[Path]]) -> list[Path]:
+    """Files a text names in backticks by stem (`` `deploy-notes` ``) or by a glob of
+    stems (`` `p6a-*` ``), as an index that lists its topic files by name does."""
+    out: list[Path] = []
+    spans = (m.group(1).casefold().removesuffix(".md") for m in _STEM_SPAN.finditer(text))
+    for token in dict.fromkeys(spans):
+        if "*" in token or "?" in token:
+            out.extend(p for stem, paths in stems.items() if fnmatch(stem, token) for p in paths)
+        else:
+            out.extend(stems.get(token, ()))
+    return out
 
 
 AGENT_INSTRUCTIONS = ("CLAUDE.md", "AGENTS.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
@@ -723,8 +750,15 @@ def _agent_instructions(ws: Workspace) -> list[Document]:
     return out
 
 
+WORKSPACE_MAX_CHARS = 20_000
+"""An agent workspace (OpenClaw) injects MEMORY.md up to this many characters per file."""
+
+
 def _check_limits(ctx: RuleContext) -> Diagnostic | None:
     doc = ctx.doc
+    layout = ctx.workspace.layout
+    if layout is Layout.WORKSPACE:
+        return _check_workspace_limit(ctx)
     max_lines = ctx.config.index_max_lines
     max_bytes = ctx.config.index_max_bytes
     eol_bytes = len(doc.eol)
@@ -739,8 +773,8 @@ def _check_limits(ctx: RuleContext) -> Diagnostic | None:
         if used > max_bytes:
             first_out, reason = ln, f"{max_bytes:,} bytes"
             break
-    if first_out is None or ctx.workspace.layout not in (Layout.FLAT, Layout.CLAUDE):
-        return None  # the 200-line / 25 KB cut is Claude Code's; other agents load it whole
+    if first_out is None or layout not in (Layout.FLAT, Layout.CLAUDE):
+        return None  # the 200-line / 25 KB cut is Claude Code's
     if not any(ln.strip() for ln in doc.lines[first_out:]):
         return None
     line = doc.lines[first_out]
@@ -750,3 +784,24 @@ def _check_limits(ctx: RuleContext) -> Diagnostic | None:
         "at session start: move detail into topic files and keep only pointers here",
         Range.line(first_out, min(len(line), 1000)),
     )
+
+
+def _check_workspace_limit(ctx: RuleContext) -> Diagnostic | None:
+    """IX011 in an agent workspace: the file is injected whole, up to a character cap."""
+    doc = ctx.doc
+    if len(doc.text) <= WORKSPACE_MAX_CHARS:
+        return None
+    used = 0
+    for ln, line in enumerate(doc.lines):
+        used += len(line) + len(doc.eol)
+        if used > WORKSPACE_MAX_CHARS:
+            if not any(rest.strip() for rest in doc.lines[ln:]):
+                return None
+            return ctx.diag(
+                "IX011",
+                f"MEMORY.md is {len(doc.text):,} characters; an agent workspace injects the "
+                f"first {WORKSPACE_MAX_CHARS:,}, so from line {ln + 1} on it is not loaded at "
+                "session start: move detail into memory/ notes",
+                Range.line(ln, min(len(line), 1000)),
+            )
+    return None
