@@ -31,6 +31,7 @@ import contextlib
 import gc
 import os
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -81,6 +82,15 @@ _INLINE = re.compile(
     r"\(\s*(?:<(?P<angled>[^<>\n]*)>|(?P<plain>[^()\s]*(?:\([^()\s]*\)[^()\s]*)*))"
     r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)"
 )
+_INLINE_TEXT = re.compile(  # _INLINE for a whole text: any space but a line end
+    r"(?<![!\]\\])\[(?P<text>[^\[\]\n]*(?:\[[^\[\]\n]*\][^\[\]\n]*)*)\]"
+    r"\([^\S\n]*(?:<(?P<angled>[^<>\n]*)>|(?P<plain>[^()\s]*(?:\([^()\s]*\)[^()\s]*)*))"
+    r"(?:[^\S\n]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[^\S\n]*\)"
+)
+_NEWLINE = re.compile("\n")
+_SPECIAL = re.compile(r"`|\[\[|\]:")
+WHOLE_TEXT_LINES = 2000
+"""From this many lines on, inline links are found in the whole text at once."""
 _WIKI = re.compile(
     r"!?\[\[(?P<target>[^\[\]\n|#^]*)(?:[#^](?P<anchor>[^\[\]\n|]*))?(?:\|(?P<alias>[^\[\]\n]*))?\]\]"
 )
@@ -90,6 +100,10 @@ _REFDEF = re.compile(
 _BULLET = re.compile(
     r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(?P<bold>\*\*)?"
     r"(?P<path>[\w.~@+/-]*[\w@+-]\.md)(?P=bold)?(?=$|[\s:,;—–(-])"
+)
+_BULLET_ANYWHERE = re.compile(
+    r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(?:\*\*)?[\w.~@+/-]*[\w@+-]\.md",
+    re.MULTILINE,
 )
 _LINK_ITEM = re.compile(r"[ \t]*[-*+][ \t]+\[(?!\[)")  # `- [`: a link, not a bare path
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -134,7 +148,55 @@ def _extract(doc: Document) -> Iterable[Link]:
     source = doc.path if doc.path.is_absolute() else Path(os.path.abspath(doc.path))
     start = doc.frontmatter.end_line + 1 if doc.frontmatter is not None else 0
     fenced = _fence_flags(doc)
-    for ln in range(start, len(doc.lines)):
+    if len(doc.lines) < WHOLE_TEXT_LINES or "](" not in doc.text:
+        yield from _extract_lines(doc, source, range(start, len(doc.lines)), fenced)
+        return
+    # A big document: the regex engine finds inline links in the whole text at once, and
+    # only lines that need more (code spans, wikilinks, reference definitions, bare-path
+    # bullets) go through the line scan. Same links, in the same order.
+    text = doc.text
+    starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
+    special: set[int] = set()
+    for pattern in (_SPECIAL, _BULLET_ANYWHERE):
+        for m in pattern.finditer(text):
+            special.add(bisect_right(starts, m.start()) - 1)
+    slow = sorted(ln for ln in special if ln >= start and not fenced[ln])
+    next_slow = 0
+    lines = doc.lines
+    for m in _INLINE_TEXT.finditer(text):
+        ln = bisect_right(starts, m.start()) - 1
+        while next_slow < len(slow) and slow[next_slow] <= ln:
+            yield from _extract_lines(doc, source, (slow[next_slow],), fenced)
+            next_slow += 1
+        if ln < start or fenced[ln] or ln in special or len(lines[ln]) > 20_000:
+            continue
+        base = starts[ln]
+        angled = m.group("angled")
+        if angled is None:
+            raw = m.group("plain")
+            at = m.start("plain") - base
+            if (
+                raw
+                and "#" not in raw
+                and not raw.startswith("//")
+                and (":" not in raw or not _SCHEME.match(raw))
+                and not _TEMPLATE.search(raw)
+            ):  # kept exactly as written (what _make would keep)
+                yield Link(source, ln, at, at + len(raw), raw, None, "markdown", m[1])
+                continue
+            link = _make(source, ln, raw, at, "markdown", m[1])
+        else:
+            link = _make(source, ln, angled, m.start("angled") - base, "markdown", m[1])
+        if link is not None:
+            yield link
+    for ln in slow[next_slow:]:
+        yield from _extract_lines(doc, source, (ln,), fenced)
+
+
+def _extract_lines(
+    doc: Document, source: Path, numbers: Iterable[int], fenced: list[bool]
+) -> Iterable[Link]:
+    for ln in numbers:
         if fenced[ln]:
             continue
         line = doc.lines[ln]

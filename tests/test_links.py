@@ -142,3 +142,31 @@ def test_issue15_defect5_pointer_resolution_is_cached(
     # Before the fix: two candidates and a realpath for each of the 4,000 pointers (> 8,000).
     assert calls["n"] < 1000, calls["n"]
     assert ws.links.stat_calls <= 3 * topics + 10
+
+
+def test_whole_text_extraction_equals_the_line_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Big documents find inline links in the whole text at once; the links (kinds, ranges,
+    order) must be exactly those the line scan finds."""
+    import memls.core.links as links_module
+
+    block = (
+        "- [Topic](topic.md#intro) — a pointer\n"
+        "- notes.md — a bare path bullet, see [x](x.md)\n"
+        'Prose with [a [nested] label](a.md) and [t](<b c.md> "title") and ![i](p.png)\n'
+        "- `code/path.md` and [[wiki|alias]] and [y](y.md)\n"
+        "[ref]: docs/ref.md\n"
+        "```\n[fenced](fenced.md)\n```\n"
+        "\r\n"
+        "A [web](https://example.com) [anchor](#x) [q](q.md?raw=1) [t]({name}.md)\n"
+        "[split](\nnot-a-link.md)\n"
+    )
+    text = "---\nname: x\n---\n[fm](fm.md)\n" + block * 40
+    path = tmp_path / "MEMORY.md"
+    monkeypatch.setattr(links_module, "WHOLE_TEXT_LINES", 10**9)
+    by_line = extract_links(parse_text(text, path))
+    monkeypatch.setattr(links_module, "WHOLE_TEXT_LINES", 0)
+    whole = extract_links(parse_text(text, path))
+    assert whole == by_line
+    assert len(whole) > 40 * 8
