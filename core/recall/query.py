@@ -131,10 +131,13 @@ def search(
             vector, reason = _query_vector(store, query, config, model, db)
         sem_hits: list[engine.Hit] = []
         text_hits: list[engine.Hit] = []
+        late = pool > limit  # candidates beyond the results: snippets only for the final few
         if vector is not None:
-            sem_hits = engine.semantic(store, vector, query=query, filters=filters, limit=pool)
+            sem_hits = engine.semantic(
+                store, vector, query=query, filters=filters, limit=pool, snippets=not late
+            )
         if mode in {"text", "hybrid"} or vector is None:
-            text_hits = engine.text(store, query, filters=filters, limit=pool)
+            text_hits = engine.text(store, query, filters=filters, limit=pool, snippets=not late)
         if vector is None:
             ran, hits = "text", text_hits
         elif mode == "semantic":
@@ -148,7 +151,7 @@ def search(
                 engine.vector_index(store) if vector is not None else None, [h.rid for h in hits]
             )
             hits = engine.mmr(hits, vectors, limit)
-        hits = hits[:limit]
+        hits = engine.with_snippets(store, hits[:limit], query)
         degraded = mode != "text" and vector is None
         if degraded:
             message = f"Text mode only (degraded): {reason} Results come from full-text search."

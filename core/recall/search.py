@@ -451,22 +451,30 @@ def semantic(
     query: str = "",
     filters: Filters = Filters(),
     limit: int = 10,
+    snippets: bool = True,
 ) -> list[Hit]:
-    """Chunks by cosine similarity to ``vector``."""
+    """Chunks by cosine similarity to ``vector`` (``snippets=False``: leave them empty, for
+    candidates that :func:`with_snippets` completes once the final few are known)."""
     index = vector_index(store)
     if index is None or index.size == 0:
         return []
     ranked = [(int(index.rids[row]), score) for row, score in index.top(vector, limit, filters)]
-    return _hits_for(store, ranked, query)
+    return _hits_for(store, ranked, query, snippets=snippets)
 
 
 # --- text ------------------------------------------------------------------------------------
 
 
 def text(
-    store: RecallStore, query: str, *, filters: Filters = Filters(), limit: int = 10
+    store: RecallStore,
+    query: str,
+    *,
+    filters: Filters = Filters(),
+    limit: int = 10,
+    snippets: bool = True,
 ) -> list[Hit]:
-    """Chunks by FTS5 BM25 (heading weighted over body and path), with highlighted snippets."""
+    """Chunks by FTS5 BM25 (heading weighted over body and path), with highlighted snippets
+    (``snippets=False``: empty, for candidates :func:`with_snippets` completes later)."""
     match = fts_query(query)
     if match is None or limit <= 0:
         return []
@@ -488,8 +496,8 @@ def text(
     args.append(limit)
     rows = store.db.execute(
         "select c.rid, c.id, c.kind, c.path, c.start_line, c.end_line, c.heading, "
-        "snippet(memls_fts, 0, '[', ']', '…', 24), "
-        f"bm25(memls_fts, {', '.join(str(w) for w in BM25_WEIGHTS)}) as rank "
+        + ("snippet(memls_fts, 0, '[', ']', '…', 24), " if snippets else "'', ")
+        + f"bm25(memls_fts, {', '.join(str(w) for w in BM25_WEIGHTS)}) as rank "
         "from memls_fts join memls_chunks c on c.rid = memls_fts.rowid "
         f"where {' and '.join(where)} order by rank, c.rid limit ?",
         args,
@@ -508,6 +516,39 @@ def text(
         )
         for row in rows
     ]
+
+
+def with_snippets(store: RecallStore, hits: Sequence[Hit], query: str) -> list[Hit]:
+    """Fill in the snippets of the final hits: FTS's highlighted one where the query's
+    words match the chunk, else the chunk text around the first query word."""
+    missing = [h.rid for h in hits if not h.snippet]
+    if not missing:
+        return list(hits)
+    marks = ",".join("?" for _ in missing)
+    found: dict[int, str] = {}
+    match = fts_query(query)
+    if match is not None:
+        found = {
+            int(rid): " ".join(str(snippet).split())
+            for rid, snippet in store.db.execute(
+                "select rowid, snippet(memls_fts, 0, '[', ']', '…', 24) from memls_fts "
+                f"where memls_fts match ? and rowid in ({marks})",
+                [match, *missing],
+            ).fetchall()
+        }
+    texts = dict(
+        store.db.execute(
+            f"select rid, text from memls_chunks where rid in ({marks})", missing
+        ).fetchall()
+    )
+    out: list[Hit] = []
+    for hit in hits:
+        if hit.snippet:
+            out.append(hit)
+            continue
+        snippet = found.get(hit.rid) or make_snippet(str(texts.get(hit.rid, "")), query)
+        out.append(replace(hit, snippet=snippet))
+    return out
 
 
 # --- fusion and diversity --------------------------------------------------------------------
