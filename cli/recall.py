@@ -191,7 +191,7 @@ def backfill(
     type=click.Choice(["hybrid", "semantic", "text"]),
     default="hybrid",
     show_default=True,
-    help="hybrid fuses semantic and BM25 text rankings (reciprocal rank fusion).",
+    help="hybrid fuses semantic and BM25 text rankings by normalised score.",
 )
 @click.option(
     "--kind",

@@ -22,17 +22,17 @@ def root(tmp_path: Path, fake_model: FakePlugin) -> Path:
     return root
 
 
-def _hit(rid: int, name: str) -> engine.Hit:
-    return engine.Hit(rid, name, 0.0, "topic", "a.md", 1, 1, None, "")
+def test_fuse_adds_weighted_z_scores() -> None:
+    def hit(rid: int, score: float) -> engine.Hit:
+        return engine.Hit(rid, str(rid), score, "topic", "a.md", 1, 1, None, "")
 
-
-def test_rrf_fuses_ranks() -> None:
-    a, b, c, d = (_hit(i, n) for i, n in enumerate("abcd"))
-    fused = engine.rrf([[a, b, c], [c, b, d]])
-    assert [h.id for h in fused] == ["c", "b", "a", "d"]  # c: 1/61+1/63 > b: 2/62 > a: 1/61
-    assert fused[0].score == pytest.approx(1 / 61 + 1 / 63)
-    assert fused[1].score == pytest.approx(2 / 62)
-    assert fused[-1].score == pytest.approx(1 / 63)
+    text = [hit(1, 3.0), hit(2, 1.0)]  # z: +1, -1
+    semantic = [hit(2, 0.9), hit(3, 0.5)]  # z: +1, -1
+    fused = {h.rid: h.score for h in engine.fuse(text, semantic, text_weight=0.6)}
+    assert fused[1] == pytest.approx(0.6 * 1 + 0.4 * -1)  # absent from semantic: its lowest
+    assert fused[2] == pytest.approx(0.6 * -1 + 0.4 * 1)
+    assert fused[3] == pytest.approx(0.6 * -1 + 0.4 * -1)  # absent from text: its lowest
+    assert [h.rid for h in engine.fuse(text, semantic, text_weight=0.6)] == [1, 2, 3]
 
 
 def test_semantic_matches_llm_brute_force(root: Path) -> None:

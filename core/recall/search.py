@@ -1,4 +1,4 @@
-"""Search the recall store: vectorised cosine, FTS5 BM25, reciprocal rank fusion and MMR.
+"""Search the recall store: vectorised cosine, FTS5 BM25, score fusion, merging and MMR.
 
 Semantic search never uses ``llm``'s per-row Python scan: the collection's vectors are read
 once into a normalised float32 matrix, cached per database and reloaded only when the
@@ -30,8 +30,6 @@ if TYPE_CHECKING:
 
     from memls.core.recall.store import RecallStore
 
-RRF_K = 60
-"""Reciprocal rank fusion constant (Cormack et al.): score = Σ 1 / (RRF_K + rank)."""
 BM25_WEIGHTS = (1.0, 2.0, 0.5, 0.7)
 """BM25 column weights: chunk text, heading, path, and context (a turn's neighbours)."""
 MMR_LAMBDA = 0.5
@@ -552,22 +550,6 @@ def with_snippets(store: RecallStore, hits: Sequence[Hit], query: str) -> list[H
 
 
 # --- fusion and diversity --------------------------------------------------------------------
-
-
-def rrf(rankings: Sequence[Sequence[Hit]], k: int = RRF_K) -> list[Hit]:
-    """Reciprocal rank fusion: each list adds ``1 / (k + rank)``; ties keep first-seen order.
-
-    The snippet comes from the first list that has the chunk (pass text hits first to keep
-    FTS's highlighted snippets).
-    """
-    scores: dict[int, float] = {}
-    first: dict[int, Hit] = {}
-    for ranking in rankings:
-        for rank, hit in enumerate(ranking, start=1):
-            scores[hit.rid] = scores.get(hit.rid, 0.0) + 1.0 / (k + rank)
-            first.setdefault(hit.rid, hit)
-    order = sorted(scores, key=lambda rid: -scores[rid])
-    return [replace(first[rid], score=scores[rid]) for rid in order]
 
 
 FUSION_TEXT_WEIGHT = 0.6
