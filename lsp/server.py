@@ -164,6 +164,39 @@ class MemlsServer(LanguageServer):
         if code:
             raise SystemExit(code)
 
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve one client at a time over TCP (for debugging) with the same framing as
+        stdio; ``exit`` ends the process as it does there."""
+        self._stop_event = stop = threading.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)
+
+            async def read() -> bytes:
+                return await reader.read(65_536)
+
+            await serve(read, self.protocol, stop, self._report_loop_error)
+
+        async def main() -> None:
+            server = await asyncio.start_server(connection, host, port)
+            addresses = ", ".join(str(s.getsockname()) for s in server.sockets)
+            log.info("serving on %s", addresses)
+            async with server:
+                await server.serve_forever()
+
+        code: int | str | None = None
+        try:
+            asyncio.run(main())
+        except SystemExit as exc:
+            code = exc.code
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            pass
+        finally:
+            self.memory.close(timeout=EXIT_GRACE_SECONDS)
+            self.shutdown()  # type: ignore[no-untyped-call]
+        if code:
+            raise SystemExit(code)
+
     def _report_loop_error(self, error: Exception) -> None:
         self.report_server_error(error, JsonRpcException)
 

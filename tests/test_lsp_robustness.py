@@ -589,3 +589,55 @@ def test_exit_is_prompt_while_a_huge_document_is_parsed(raw: RawServer, tmp_path
     started = time.monotonic()
     assert raw.exit_code(timeout=30) == 0
     assert time.monotonic() - started < 10
+
+
+def test_tcp_transport_has_the_same_framing(tmp_path: Path) -> None:
+    """``memls serve --tcp`` (for debugging) reads with the same framing as stdio."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen(
+        [*SERVER[:2], "memls", "serve", "--tcp", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                conn = socket.create_connection(("127.0.0.1", port), timeout=30)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        with conn, conn.makefile("rb") as stream:
+
+            def send(message: dict[str, object]) -> None:
+                conn.sendall(frame(json.dumps(message).encode()))
+
+            def answer(msg_id: int) -> dict[str, object]:
+                while True:
+                    message = read_message(stream)
+                    if message.get("id") == msg_id:
+                        return message
+
+            send(
+                {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
+            )
+            assert "result" in answer(1)
+            conn.sendall(b"Content-Length: abc\r\n\r\n{}")
+            send(
+                {"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover", "params": {"bogus": 1}}
+            )
+            assert error_code(answer(2)) == INVALID_PARAMS
+            send({"jsonrpc": "2.0", "id": 3, "method": "shutdown"})
+            assert answer(3)["result"] is None
+            send({"jsonrpc": "2.0", "method": "exit"})
+            assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
