@@ -60,7 +60,7 @@ class Link(NamedTuple):
     target: str  # raw target as written: path part, no anchor
     anchor: str | None  # the ``#heading`` part without ``#``, or None
     kind: str  # one of LINK_KINDS
-    text: str = ""  # link text, wikilink alias, or reference label
+    text: str = ""  # wikilink alias or reference label ("" for Markdown links)
     hints: tuple[str, ...] = ()  # other folders named on the same line (extra bases)
 
     @property
@@ -88,6 +88,8 @@ _INLINE_TEXT = re.compile(  # _INLINE for a whole text: any space but a line end
     r"(?:[^\S\n]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[^\S\n]*\)"
 )
 _NEWLINE = re.compile("\n")
+_SIMPLE_TARGET = re.compile(r"(?!//)[^#:?{}*<>$|\s]+\Z")
+"""A target ``_make`` keeps exactly as written: no anchor, scheme, query or template."""
 _SPECIAL = re.compile(r"`|\[\[|\]:")
 WHOLE_TEXT_LINES = 2000
 """From this many lines on, inline links are found in the whole text at once."""
@@ -170,23 +172,15 @@ def _extract(doc: Document) -> Iterable[Link]:
             next_slow += 1
         if ln < start or fenced[ln] or ln in special or len(lines[ln]) > 20_000:
             continue
-        base = starts[ln]
-        angled = m.group("angled")
+        angled, raw = m.group("angled", "plain")
         if angled is None:
-            raw = m.group("plain")
-            at = m.start("plain") - base
-            if (
-                raw
-                and "#" not in raw
-                and not raw.startswith("//")
-                and (":" not in raw or not _SCHEME.match(raw))
-                and not _TEMPLATE.search(raw)
-            ):  # kept exactly as written (what _make would keep)
-                yield Link(source, ln, at, at + len(raw), raw, None, "markdown", m[1])
+            at = m.start("plain") - starts[ln]
+            if _SIMPLE_TARGET.match(raw):  # kept exactly as written (what _make would keep)
+                yield Link(source, ln, at, at + len(raw), raw, None, "markdown")
                 continue
-            link = _make(source, ln, raw, at, "markdown", m[1])
+            link = _make(source, ln, raw, at, "markdown", "")
         else:
-            link = _make(source, ln, angled, m.start("angled") - base, "markdown", m[1])
+            link = _make(source, ln, angled, m.start("angled") - starts[ln], "markdown", "")
         if link is not None:
             yield link
     for ln in slow[next_slow:]:
@@ -211,22 +205,15 @@ def _extract_lines(
             # The common case (a pointer bullet, prose with links): inline links only.
             if "](" in line:
                 for m in _INLINE.finditer(line):
-                    angled = m.group("angled")
+                    angled, raw = m.group("angled", "plain")
                     if angled is None:
-                        raw = m.group("plain")
-                        if (
-                            raw
-                            and "#" not in raw
-                            and not raw.startswith("//")
-                            and (":" not in raw or not _SCHEME.match(raw))
-                            and not _TEMPLATE.search(raw)
-                        ):  # kept exactly as written (what _make would keep)
-                            at = m.start("plain")
-                            yield Link(source, ln, at, at + len(raw), raw, None, "markdown", m[1])
+                        at = m.start("plain")
+                        if _SIMPLE_TARGET.match(raw):  # kept exactly as written
+                            yield Link(source, ln, at, at + len(raw), raw, None, "markdown")
                             continue
-                        link = _make(source, ln, raw, m.start("plain"), "markdown", m[1])
+                        link = _make(source, ln, raw, at, "markdown", "")
                     else:
-                        link = _make(source, ln, angled, m.start("angled"), "markdown", m[1])
+                        link = _make(source, ln, angled, m.start("angled"), "markdown", "")
                     if link is not None:
                         yield link
             continue
@@ -307,7 +294,7 @@ def _line_links(
                 if in_code(m.start()) or any(a <= m.start() < b for a, b in taken):
                     continue
                 group = "angled" if m.group("angled") is not None else "plain"
-                link = _make(source, ln, m.group(group), m.start(group), "markdown", m["text"])
+                link = _make(source, ln, m.group(group), m.start(group), "markdown", "")
                 taken.append((m.start(), m.end()))
                 if link is not None:
                     found.append((m.start(), link))

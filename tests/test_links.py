@@ -51,7 +51,7 @@ def test_extract_kinds_ranges_and_anchors(tmp_path: Path) -> None:
     links = _links(text, path)
     got = [(lk.kind, lk.target, lk.anchor, lk.text) for lk in links]
     assert got == [
-        ("markdown", "topic-a.md", "intro", "Topic A"),
+        ("markdown", "topic-a.md", "intro", ""),
         ("wikilink", "topic-a", None, "A"),
         ("wikilink", "Deep Note", "Part", ""),
         ("bullet", "topic-a.md", None, ""),
