@@ -37,6 +37,7 @@ REVISION = 2
 
 _WORD = re.compile(r"\w+")
 _CACHE_WORDS = 200_000
+_DENSE_COUNTS = 1 << 22
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _MIX2 = np.uint64(0xBF58476D1CE4E5B9)
 
@@ -101,15 +102,23 @@ def hash_matrix(texts: Sequence[str]) -> npt.NDArray[np.float32]:
     if count == 0:
         return out
     tokenised = [_WORD.findall(text.lower()) for text in texts]
-    vocab = _WORDS.ids({w for words in tokenised for w in words})
-    local = {w: i for i, w in enumerate(vocab)}
-    global_ids = np.fromiter(vocab.values(), dtype=np.int64, count=len(vocab))
+    local: dict[str, int] = {}
+    flat = np.array(
+        [local.setdefault(w, len(local)) for words in tokenised for w in words], dtype=np.int64
+    )
+    vocab = _WORDS.ids(set(local))
+    global_ids = np.fromiter((vocab[w] for w in local), dtype=np.int64, count=len(local))
     lengths = np.fromiter((len(words) for words in tokenised), dtype=np.int64, count=count)
-    flat = np.fromiter((local[w] for words in tokenised for w in words), dtype=np.int64)
     rows = np.repeat(np.arange(count, dtype=np.int64), lengths)
     if flat.size:
         # damped counts of each (text, word), times the words' feature rows
-        keys, tf = np.unique(rows * len(local) + flat, return_counts=True)
+        combined = rows * len(local) + flat
+        if count * len(local) <= _DENSE_COUNTS:  # counting beats sorting while it fits
+            tf_all = np.bincount(combined, minlength=count * len(local))
+            keys = np.flatnonzero(tf_all)
+            tf = tf_all[keys]
+        else:
+            keys, tf = np.unique(combined, return_counts=True)
         damp = (1.0 + np.log(tf)).astype(np.float32)
         text_of, word_of = np.divmod(keys, len(local))
         ptr, index, values = _feature_rows(global_ids)
