@@ -199,6 +199,11 @@ def _models() -> dict[str, Any]:
             description="The commit the snapshot ref must hold now (default: whatever it "
             "holds; a concurrent save is still detected).",
         )
+        message: str | None = Field(
+            None,
+            description="One line saying why you snapshot now (the commit's subject; "
+            "`memls snapshot log` lists it).",
+        )
 
     return {
         "recall_search": RecallSearch,
@@ -524,7 +529,13 @@ class MemlsServer:
                 expect = snapshot_head(base)
             except Exception:
                 expect = None  # not a repository: save_snapshot says so
-        result = save_snapshot(base, expect=expect, initial=expect is None, paths=tuple(args.paths))
+        result = save_snapshot(
+            base,
+            expect=expect,
+            initial=expect is None,
+            paths=tuple(args.paths),
+            message=args.message,
+        )
         payload = result.to_json()
         payload["message"] = result.message
         if result.status in ("conflict", "invalid"):

@@ -70,6 +70,12 @@ def snapshot() -> None:
 )
 @click.option("--expect", metavar="COMMIT", default=None, help="The commit the ref must hold now.")
 @click.option("--initial", is_flag=True, help="First save: the ref must not exist yet.")
+@click.option(
+    "-m",
+    "--message",
+    default=None,
+    help="One line saying why (the commit's subject; `snapshot log` lists it).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as one JSON object.")
 @click.argument("paths", nargs=-1)
 def save(
@@ -77,6 +83,7 @@ def save(
     ref: str | None,
     expect: str | None,
     initial: bool,
+    message: str | None,
     as_json: bool,
     paths: tuple[str, ...],
 ) -> None:
@@ -100,7 +107,12 @@ def save(
     """
     try:
         result = save_snapshot(
-            resolve_root(root), ref=ref, expect=expect, initial=initial, paths=paths
+            resolve_root(root),
+            ref=ref,
+            expect=expect,
+            initial=initial,
+            paths=paths,
+            message=message,
         )
     except _ERRORS as exc:
         _fail(exc, as_json=as_json)

@@ -392,14 +392,17 @@ def save_snapshot(
     initial: bool = False,
     paths: Sequence[str] = (),
     now: datetime | None = None,
+    message: str | None = None,
 ) -> SnapshotResult:
     """Commit the selected memory items to ``ref`` if it still holds the expected commit.
 
     ``initial=True`` requires the ref to be absent; otherwise ``expect`` must name the
     commit the ref holds now. Content equal to that commit's returns ``unchanged``.
+    ``message`` (one line) becomes the commit's subject, which ``snapshot log`` lists.
     """
     root = root.resolve()
     try:
+        note = _commit_note(message)
         _require_repo(root)
         full_ref = normalize_ref(root, ref)
         instance = instance_for(root)
@@ -456,12 +459,29 @@ def save_snapshot(
                 items=items,
             )
     try:
-        new = _write_commit(root, instance, raw_items, items, current, now)
+        new = _write_commit(root, instance, raw_items, items, current, now, note)
     except GitError as exc:
         return SnapshotResult(
             "invalid", f"invalid: git failed: {exc}", ref=full_ref, previous=current
         )
     return _swap(root, full_ref, new, current, fmt, items)
+
+
+_NOTE_LIMIT = 200
+
+
+def _commit_note(message: str | None) -> str | None:
+    """The one-line subject a caller gave a save, or None; refuses what git would mangle."""
+    if message is None or not message.strip():
+        return None
+    note = message.strip()
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in note):
+        raise SnapshotError("the snapshot message must be one line without control characters")
+    if len(note) > _NOTE_LIMIT:
+        raise SnapshotError(
+            f"the snapshot message is {len(note)} characters; the limit is {_NOTE_LIMIT}"
+        )
+    return note
 
 
 def _expand(root: Path, expect: str) -> str:
@@ -501,6 +521,7 @@ def _write_commit(
     items: Sequence[Item],
     parent: str | None,
     now: datetime | None,
+    note: str | None = None,
 ) -> str:
     """Write blobs, a tree (in a throwaway index) and a commit; no ref moves yet.
 
@@ -535,10 +556,9 @@ def _write_commit(
         tree = _git(root, "write-tree", env=env)
     when = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     total = sum(i.bytes for i in items)
-    message = (
-        f"memls snapshot {instance}: {_items(len(items))}, {total} bytes\n\n"
-        f"Instance: {instance}\nSaved: {when.isoformat().replace('+00:00', 'Z')}\n"
-    )
+    summary = f"memls snapshot {instance}: {_items(len(items))}, {total} bytes"
+    body = f"Instance: {instance}\nSaved: {when.isoformat().replace('+00:00', 'Z')}\n"
+    message = f"{note}\n\n{summary}\n{body}" if note else f"{summary}\n\n{body}"
     args = ["commit-tree", "--no-gpg-sign", tree]
     if parent:
         args += ["-p", parent]

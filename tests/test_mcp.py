@@ -351,8 +351,10 @@ async def test_snapshot_save_commits_memory_to_its_ref(project: Path) -> None:
     async with connect(project, project) as session:
         payload(await session.call_tool("checkpoint_save", {"next_action": "Snapshot me"}))
         first = payload(await session.call_tool("snapshot_save", {}))
-        again = payload(await session.call_tool("snapshot_save", {}))
+        again = payload(await session.call_tool("snapshot_save", {"message": "ignored: same"}))
         stale = await session.call_tool("snapshot_save", {"expect": "0" * 40})
+        (project / "notes.md").write_text("# Notes\n\nA topic.\n")
+        noted = payload(await session.call_tool("snapshot_save", {"message": "before refactor"}))
     assert first["status"] == "saved"
     assert first["changed"] is True
     assert first["ref"].startswith("refs/memls/")
@@ -370,6 +372,15 @@ async def test_snapshot_save_commits_memory_to_its_ref(project: Path) -> None:
         check=False,
     )
     assert listed.stdout.strip() == "commit"
+    assert noted["status"] == "saved"
+    subject = subprocess.run(
+        ["git", "log", "-1", "--format=%s", noted["commit"]],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert subject.stdout.strip() == "before refactor"
 
 
 async def test_checkpoint_clear_removes_file_and_bullet_and_refuses_an_unknown_name(

@@ -504,6 +504,31 @@ def test_log_lists_newest_first(repo: Repo) -> None:
     assert [e["commit"] for e in json.loads(out)] == [two.commit]
 
 
+def test_message_is_the_subject_log_lists_and_a_bad_one_is_refused(repo: Repo) -> None:
+    one = first(repo)
+    (repo.root / "plan.md").write_text("changed\n")
+    code, out, _ = cli(
+        "snapshot", "save", "--root", str(repo.root), "--expect", one.commit or "",
+        "-m", "before the schema migration", "--json",
+    )  # fmt: skip
+    assert code == 0
+    saved = json.loads(out)
+    entries = snapshot_log(repo.root)
+    assert entries[0].commit == saved["commit"]
+    assert entries[0].subject == "before the schema migration"
+    body = git(repo.root, "log", "-1", "--format=%b", saved["commit"])
+    assert "2 items" in body
+    assert "Instance: agent-mem" in body
+    (repo.root / "plan.md").write_text("changed again\n")
+    code, out, _ = cli(
+        "snapshot", "save", "--root", str(repo.root), "--expect", saved["commit"],
+        "-m", "two\nlines", "--json",
+    )  # fmt: skip
+    assert code == 2
+    assert "one line" in json.loads(out)["error"]
+    assert snapshot_log(repo.root)[0].commit == saved["commit"]
+
+
 def test_diff_added_removed_changed(repo: Repo) -> None:
     one = first(repo)
     (repo.root / "plan.md").write_text("# Plan\n\nStep two.\n")
