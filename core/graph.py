@@ -52,7 +52,8 @@ NAME_KINDS = frozenset((INDEX_BULLET, CONTINUE))
 """Refs that name a checkpoint (rewritten with the new name on a rename)."""
 
 _BULLET_NAME = re.compile(r"^\s*[-*+]\s+\*\*(?P<name>[^*]+)\*\*")
-_CONTINUE = re.compile(r"\bcontinue\s+`?(?P<name>[A-Za-z0-9](?:[\w.-]*\w)?)`?")
+CONTINUE_NAME = re.compile(r"\bcontinue\s+`?(?P<name>[A-Za-z0-9](?:[\w.-]*\w)?)`?")
+"""A `continue name` line; the name never takes the sentence's closing period."""
 _SELF_ANCHOR = re.compile(r"(?<![!\\])\[[^\[\]\n]*\]\(\s*<?#(?P<anchor>[^)\s>]+)>?\s*\)")
 _CHECKPOINT_TITLE = re.compile(r"^Checkpoint:\s*(?P<name>\S.*?)\s*$")
 _SLUG_DROP = re.compile(r"[^\w\- ]", re.UNICODE)
@@ -166,7 +167,7 @@ def _extract(doc: Document) -> Iterator[RawRef]:
         if not (has_continue or "](#" in text) or doc.in_fence(number):
             continue
         if has_continue:
-            for m in _CONTINUE.finditer(text):
+            for m in CONTINUE_NAME.finditer(text):
                 rng = Range.of(number, m.start("name"), number, m.end("name"))
                 yield RawRef(CONTINUE, number, rng, m.group("name"), None, None)
         for m in _SELF_ANCHOR.finditer(text):

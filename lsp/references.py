@@ -9,11 +9,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from memls.core.graph import CONTINUE_NAME
 from memls.core.model import Document, FileKind, Position, Range
 from memls.core.workspace import Workspace
 
 _BULLET_NAME = re.compile(r"^\s*[-*+]\s+\*\*(?P<name>[^*]+)\*\*")
-_CONTINUE = re.compile(r"\bcontinue\s+`?(?P<name>[A-Za-z0-9][\w.-]*)`?")
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def checkpoint_refs(
     for number, text in numbered:
         if "continue" not in text or number in bullet_lines or doc.in_fence(number):
             continue
-        for m in _CONTINUE.finditer(text):
+        for m in CONTINUE_NAME.finditer(text):
             yield CheckpointRef(
                 m.group("name"), Range.of(number, m.start("name"), number, m.end("name")), number
             )
