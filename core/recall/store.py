@@ -121,6 +121,7 @@ class RecallStore:
             raise FileNotFoundError(f"no recall database at {path}")
         self.db = Db(path)
         self._batching = False
+        self._batch_changed = False
         self.db.execute("pragma busy_timeout = 30000")
         # WAL lets searches read while a backfill writes; NORMAL sync is safe under WAL
         # (a power cut may lose the last commit, never corrupt the file).
@@ -135,9 +136,12 @@ class RecallStore:
         """One transaction for many :meth:`sync_chunks` calls (committed at the end, rolled
         back on error): per-file commits dominate a first backfill of thousands of files."""
         self._batching = True
+        self._batch_changed = False
         try:
             with self.db.conn:
                 yield
+                if self._batch_changed:
+                    self.bump()  # once for the batch, inside its transaction
         finally:
             self._batching = False
 
@@ -412,7 +416,10 @@ class RecallStore:
             if file_state is not None:
                 self.put_file(file_state)
             if added or removed:
-                self.bump()
+                if self._batching:
+                    self._batch_changed = True
+                else:
+                    self.bump()
         return SyncCounts(added=added, removed=removed, kept=kept)
 
     def chunk_counts(self) -> dict[str, int]:
