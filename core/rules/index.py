@@ -713,12 +713,23 @@ def _reachable(ws: Workspace) -> frozenset[Path] | None:
 
 
 _STEM_SPAN = re.compile(r"`([\w*?-][\w.*?-]{1,80})`")
+_STEM_RANGE = re.compile(r"`([\w-]{1,40})\*`\s*(?:…|\.\.\.?|–|—|to)\s*`([\w-]{1,40})\*`")
+
+
+def _natural(text: str) -> list[str | int]:
+    """``p6a-x`` < ``p11-y``: digits compare as numbers."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
 
 
 def _named_by_stem(text: str, stems: dict[str, list[Path]]) -> list[Path]:
     """Files a text names in backticks by stem (`` `deploy-notes` ``) or by a glob of
     stems (`` `p6a-*` ``), as an index that lists its topic files by name does."""
     out: list[Path] = []
+    for m in _STEM_RANGE.finditer(text):  # `p6a-*` … `p16-*`: the whole ladder between
+        low, high = _natural(m.group(1).casefold()), _natural(m.group(2).casefold() + "\uffff")
+        out.extend(
+            p for stem, paths in stems.items() if low <= _natural(stem) <= high for p in paths
+        )
     spans = (m.group(1).casefold().removesuffix(".md") for m in _STEM_SPAN.finditer(text))
     for token in dict.fromkeys(spans):
         if "*" in token or "?" in token:
