@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-from memls.core.recall import api
+import pytest
+
+from memls.core.recall import api, similarity
 from memls.core.recall.similarity import recall_similarity, similar_pairs
 from memls.core.rules import check_document
 from memls.core.rules.memoryfile import SIMILARITY_PROVIDERS
@@ -24,7 +25,9 @@ def test_provider_is_registered() -> None:
     assert recall_similarity in SIMILARITY_PROVIDERS
 
 
-def test_near_duplicate_topic_files_are_reported(tmp_path: Path, fake_model: FakePlugin) -> None:
+def test_near_duplicate_topic_files_are_reported(
+    tmp_path: Path, fake_model: FakePlugin, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = write_root(tmp_path)
     near = TOPIC.replace("every morning at six", "each morning at six").replace(
         "died in August", "died in late August"
@@ -49,11 +52,27 @@ def test_near_duplicate_topic_files_are_reported(tmp_path: Path, fake_model: Fak
     assert messages[0].startswith("near-duplicate of memory/garden.md (similarity")
     assert _mf003(ws, "memory/compost.md") == []
     assert len(fake_model.calls) == calls  # checking never embeds
-    # cheap: answered from the cache while the store does not change
-    started = time.perf_counter()
+    # cheap: answered from the cache while the store does not change (no pairwise pass)
+    computed: list[int] = []
+    real_pairs = similarity._pairs
+
+    def counting_pairs(conn: object) -> object:
+        computed.append(1)
+        return real_pairs(conn)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(similarity, "_pairs", counting_pairs)
+    first = list(recall_similarity(ws))
     for _ in range(200):
+        assert list(recall_similarity(ws)) == first
+    assert computed == []
+    # a store change (new generation) is computed once, then cached again
+    (root / "memory" / "compost.md").write_text(
+        "# Compost\n\n## Bins\nThe compost bins moved behind the greenhouse in May.\n"
+    )
+    api.backfill(root)
+    for _ in range(50):
         list(recall_similarity(ws))
-    assert time.perf_counter() - started < 1.0
+    assert computed == [1]
 
 
 def test_removed_partner_is_not_reported(tmp_path: Path, fake_model: FakePlugin) -> None:
