@@ -35,7 +35,7 @@ from memls.core.model import (
     Section,
     Suppressions,
 )
-from memls.core.text import LineIndex, decode
+from memls.core.text import Decoded, LineIndex, decode
 
 _BLOCK_RULES = ["fenced_code", "atx_heading", "thematic_break", "raw_html", "blank_line"]
 
@@ -98,16 +98,22 @@ def parse_file(path: Path) -> Document:
         doc = parse_bytes(b"", path)
         problem = Problem("SZ001", f"cannot read file: {exc.strerror or exc}", Range.point(0))
         return _with_problems(doc, (problem,))
-    return parse_bytes(data, path)
+    size = len(data)
+    decoded = decode(data)
+    del data  # a 20 MB file's bytes need not live on while its text is parsed
+    return _parse_decoded(decoded, path, None, size)
 
 
 def parse_bytes(data: bytes, path: Path, kind: FileKind | None = None) -> Document:
-    decoded = decode(data)
+    return _parse_decoded(decode(data), path, kind, len(data))
+
+
+def _parse_decoded(decoded: Decoded, path: Path, kind: FileKind | None, size: int) -> Document:
     return parse_text(
         decoded.text,
         path,
         kind,
-        byte_size=len(data),
+        byte_size=size,
         had_bom=decoded.had_bom,
         invalid_offsets=decoded.bad_offsets,
     )
@@ -228,7 +234,7 @@ def parse_text(
             item = _list_item(line, ln)
             if item is not None:
                 items.append(item)
-                fm = _FIELD.match(item.text)
+                fm = _FIELD.match(item.text) if line.startswith("**", item.text_start) else None
                 if fm:
                     fields.append(_field(fm, item, ln, len(line)))
         if "](" in line or "`" in line:
@@ -316,9 +322,9 @@ def _list_item(line: str, ln: int) -> ListItem | None:
         checked = task.group("mark") != " "
         start += task.end()
         rest = rest[task.end() :]
-    text = rest.rstrip()
+    end = start + len(rest.rstrip())
     indent = len(m.group("indent").expandtabs(4))
-    return ListItem(ln, indent, marker, text, Range.of(ln, start, ln, start + len(text)), checked)
+    return ListItem(ln, indent, marker, line, start, end, checked)
 
 
 def _field(m: re.Match[str], item: ListItem, ln: int, length: int) -> Field:
