@@ -77,13 +77,15 @@ class Link(NamedTuple):
 # -- extraction ----------------------------------------------------------------
 
 _CODE_SPAN = re.compile(r"(?P<ticks>`+)(?P<body>[^`].*?)(?<!`)(?P=ticks)(?!`)")
+# The `[` comes first and the lookbehind after it (not `!`, `]` or `\` before the `[`): a
+# pattern that starts with a literal is scanned for faster (a third less time).
 _INLINE = re.compile(
-    r"(?<![!\]\\])\[(?P<text>[^\[\]\n]*(?:\[[^\[\]\n]*\][^\[\]\n]*)*)\]"
+    r"\[(?<![!\]\\]\[)(?P<text>[^\[\]\n]*(?:\[[^\[\]\n]*\][^\[\]\n]*)*)\]"
     r"\(\s*(?:<(?P<angled>[^<>\n]*)>|(?P<plain>[^()\s]*(?:\([^()\s]*\)[^()\s]*)*))"
     r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)"
 )
 _INLINE_TEXT = re.compile(  # _INLINE for a whole text: any space but a line end
-    r"(?<![!\]\\])\[(?P<text>[^\[\]\n]*(?:\[[^\[\]\n]*\][^\[\]\n]*)*)\]"
+    r"\[(?<![!\]\\]\[)(?P<text>[^\[\]\n]*(?:\[[^\[\]\n]*\][^\[\]\n]*)*)\]"
     r"\([^\S\n]*(?:<(?P<angled>[^<>\n]*)>|(?P<plain>[^()\s]*(?:\([^()\s]*\)[^()\s]*)*))"
     r"(?:[^\S\n]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[^\S\n]*\)"
 )
@@ -106,6 +108,9 @@ _BULLET = re.compile(
 _BULLET_ANYWHERE = re.compile(
     r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(?:\*\*)?[\w.~@+/-]*[\w@+-]\.md",
     re.MULTILINE,
+)
+_BULLET_AFTER_BREAK = re.compile(
+    r"\n[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(?:\*\*)?[\w.~@+/-]*[\w@+-]\.md"
 )
 _LINK_ITEM = re.compile(r"[ \t]*[-*+][ \t]+\[(?!\[)")  # `- [`: a link, not a bare path
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -157,37 +162,65 @@ def _extract(doc: Document) -> Iterable[Link]:
     # only lines that need more (code spans, wikilinks, reference definitions, bare-path
     # bullets) go through the line scan. Same links, in the same order.
     text = doc.text
-    starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
-    special: set[int] = set()
-    for pattern in (_SPECIAL, _BULLET_ANYWHERE):
-        for m in pattern.finditer(text):
-            special.add(bisect_right(starts, m.start()) - 1)
-    slow = sorted(ln for ln in special if ln >= start and not fenced[ln])
-    next_slow = 0
     lines = doc.lines
-    # One string per distinct target: 400,000 pointers to 1,000 files hold 1,000 strings.
-    targets: dict[str, str] = {}
+    n = len(lines)
+    starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
+    special: set[int] = {bisect_right(starts, m.start()) - 1 for m in _SPECIAL.finditer(text)}
+    # A bare-path bullet starts a line: found after each line break (a literal the regex
+    # engine scans for quickly), and on the first line.
+    special.update(bisect_right(starts, m.start()) for m in _BULLET_AFTER_BREAK.finditer(text))
+    if lines and _BULLET_ANYWHERE.match(lines[0]):
+        special.add(0)
+    # One flag per line the fast path must leave alone: front matter, fenced code, lines
+    # the line scan reads, very long lines.
+    skip = bytearray(n)
+    skip[:start] = b"\x01" * min(start, n)
+    for ln, flag in enumerate(fenced):
+        if flag:
+            skip[ln] = 1
+    for ln in special:
+        skip[ln] = 1
+    if len(text) > 20_000:
+        for ln in range(n):
+            if len(lines[ln]) > 20_000:
+                skip[ln] = 1
+    slow = sorted(ln for ln in special if ln >= start and not fenced[ln])
+    slow.append(n)  # a sentinel: the loop below needs no bounds check
+    next_slow = 0
+    out: list[Link] = []
+    append = out.append
+    new = tuple.__new__  # a Link without the Python-level __new__ of NamedTuple
+    # Per distinct raw target: itself when kept exactly as written (one string shared by
+    # every pointer to it), "" when _make must judge it.
+    simple: dict[str, str] = {}
     for m in _INLINE_TEXT.finditer(text):
-        ln = bisect_right(starts, m.start()) - 1
-        while next_slow < len(slow) and slow[next_slow] <= ln:
-            yield from _extract_lines(doc, source, (slow[next_slow],), fenced)
+        a, b = m.span("plain")
+        angled = None if a >= 0 else m.group("angled")
+        if angled is not None:
+            a, b = m.span("angled")
+        ln = bisect_right(starts, a) - 1
+        while slow[next_slow] <= ln:
+            out.extend(_extract_lines(doc, source, (slow[next_slow],), fenced))
             next_slow += 1
-        if ln < start or fenced[ln] or ln in special or len(lines[ln]) > 20_000:
+        if skip[ln]:
             continue
-        angled, raw = m.group("angled", "plain")
+        base = starts[ln]
         if angled is None:
-            at = m.start("plain") - starts[ln]
-            if _SIMPLE_TARGET.match(raw):  # kept exactly as written (what _make would keep)
-                raw = targets.setdefault(raw, raw)
-                yield Link(source, ln, at, at + len(raw), raw, None, "markdown")
+            raw = text[a:b]
+            kept = simple.get(raw)
+            if kept is None:
+                kept = simple[raw] = raw if _SIMPLE_TARGET.match(raw) else ""
+            if kept:  # kept exactly as written (what _make would keep)
+                append(new(Link, (source, ln, a - base, b - base, kept, None, "markdown", "", ())))
                 continue
-            link = _make(source, ln, raw, at, "markdown", "")
+            link = _make(source, ln, raw, a - base, "markdown", "")
         else:
-            link = _make(source, ln, angled, m.start("angled") - starts[ln], "markdown", "")
+            link = _make(source, ln, angled, a - base, "markdown", "")
         if link is not None:
-            yield link
-    for ln in slow[next_slow:]:
-        yield from _extract_lines(doc, source, (ln,), fenced)
+            append(link)
+    for ln in slow[next_slow:-1]:
+        out.extend(_extract_lines(doc, source, (ln,), fenced))
+    yield from out
 
 
 def _extract_lines(

@@ -170,3 +170,35 @@ def test_whole_text_extraction_equals_the_line_scan(
     whole = extract_links(parse_text(text, path))
     assert whole == by_line
     assert len(whole) > 40 * 8
+
+
+def test_whole_text_extraction_edges_equal_the_line_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole-text path's edges: a bare-path bullet on the first line and after blank
+    or CRLF lines, a very long line, a link right after a fence, escaped and image links,
+    an angled target, and a numbered bare-path bullet."""
+    import memls.core.links as links_module
+
+    block = (
+        "\n"
+        "- after-blank.md — a bare path after a blank line\r\n"
+        "1. numbered.md: and [n](n.md)\r\n"
+        "```\n[f](f.md)\n```\n"
+        "[after](fence.md) \\[esc](e.md) ![img](i.md) x[glued](g.md)\n"
+        + "- [long](long.md) "
+        + "x" * 20_001
+        + "\n"
+        "- [[wiki]] and [z](<z z.md>)\n"
+    )
+    for head in ("- first.md — a bare path on line one\n", "[first](one.md)\n"):
+        text = head + block * 30
+        path = tmp_path / "MEMORY.md"
+        monkeypatch.setattr(links_module, "WHOLE_TEXT_LINES", 10**9)
+        by_line = extract_links(parse_text(text, path))
+        monkeypatch.setattr(links_module, "WHOLE_TEXT_LINES", 0)
+        whole = extract_links(parse_text(text, path))
+        assert whole == by_line
+        assert {link.target for link in whole} >= {"after-blank.md", "numbered.md", "z z.md"}
+        assert not [link for link in whole if link.target in ("f.md", "i.md", "e.md")]
+        assert whole[0].target == ("first.md" if head.startswith("-") else "one.md")
