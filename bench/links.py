@@ -2,6 +2,10 @@
 400,000 pointer bullets against the same size of MEMORY.md without links.
 
 Target: time with links / time without links ≤ 1.5, and peak memory (RSS) ≤ 300 MB.
+The baseline is the same index with the link syntax taken out: the same 400,000 bullets,
+line for line the same length (``- [Topic 7](topic-7.md) — pointer number 12`` against
+``- Topic 7, topic-7 note — pointer number 12``), so both files have the same size, lines
+and list items, and the difference is the links alone.
 Each side runs `memls check --exit-zero MEMORY.md` in a fresh process (imports included);
 the baseline is measured in the same run. The verdict uses CPU time (the process is
 single-threaded, so it equals wall time on an idle machine and is not skewed by other
@@ -45,10 +49,10 @@ def build(root: Path, bullets: int, topics: int, links: bool, size: int) -> Path
         if links:
             lines.append(f"- [Topic {t}](topic-{t}.md) — pointer number {i}")
         else:
-            lines.append(f"- Topic {t} (topic {t}) — a plain note number {i}")
+            lines.append(f"- Topic {t}, topic-{t} note — pointer number {i}")
     text = "\n".join(lines) + "\n"
     pad = size - len(text.encode())
-    if pad > 0:  # both files the same size: the difference is the links alone
+    if pad > 0:  # both files the same size (the lines already are; this is a safeguard)
         text += "\n" + "".join("- padding line for an equal size\n" for _ in range(pad // 34))
     index = root / "MEMORY.md"
     index.write_text(text)

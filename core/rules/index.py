@@ -7,6 +7,7 @@ the part Claude Code actually loads.
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 from collections.abc import Iterator
@@ -554,19 +555,23 @@ def _check_layout(ctx: RuleContext, section: Section, found: list[Bullet]) -> It
     )
 
 
+_LINK_KEY = operator.itemgetter(*(Link._fields.index(f) for f in ("target", "kind", "hints")))
+"""What a link's resolution depends on besides its file: (target, kind, hints)."""
+
+
 def _check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
     """IX009: pointers of the index that lead nowhere at all."""
     doc = ctx.doc
     resolver = ctx.workspace.links
-    fine: set[tuple[str, str, tuple[str, ...]]] = set()  # targets already found to exist
-    for link in extract_links(doc):
-        key = (link.target, link.kind, link.hints)
-        if key in fine:
-            continue  # an index of many pointers repeats its targets: judge each once
-        if resolver.resolve(link) is not None:
-            fine.add(key)
-            continue
-        if not _reportable(ctx.workspace, link, doc):
+    links = extract_links(doc)
+    # An index of many pointers repeats its targets: each distinct one is resolved once
+    # (the mapping is built in C), and only pointers to a missing target are walked again.
+    distinct = dict(zip(map(_LINK_KEY, links), links, strict=True))
+    missing = {key for key, link in distinct.items() if resolver.resolve(link) is None}
+    if not missing:
+        return
+    for link in links:
+        if _LINK_KEY(link) not in missing or not _reportable(ctx.workspace, link, doc):
             continue
         yield ctx.diag(
             "IX009",
@@ -684,16 +689,9 @@ def _reachable(ws: Workspace) -> frozenset[Path] | None:
     stems: dict[str, list[Path]] | None = None
     while frontier:
         doc = frontier.pop()
-        done: set[tuple[str, str, tuple[str, ...]]] = set()
-        targets: list[Path] = []
-        for link in extract_links(doc):
-            key = (link.target, link.kind, link.hints)
-            if key in done:
-                continue
-            done.add(key)
-            target = resolver.resolve(link)
-            if target is not None:
-                targets.append(target)
+        links = extract_links(doc)
+        distinct = dict(zip(map(_LINK_KEY, links), links, strict=True)).values()
+        targets = [t for link in distinct if (t := resolver.resolve(link)) is not None]
         if doc is index and "`" in doc.text:  # the index lists `deploy-notes`, `p6a-*`
             if stems is None:
                 stems = {}
