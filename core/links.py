@@ -33,6 +33,7 @@ import os
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
+from itertools import accumulate
 from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import unquote
@@ -151,20 +152,23 @@ def no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _extract(doc: Document) -> Iterable[Link]:
+def _extract(doc: Document) -> list[Link]:
     source = doc.path if doc.path.is_absolute() else Path(os.path.abspath(doc.path))
     start = doc.frontmatter.end_line + 1 if doc.frontmatter is not None else 0
     fenced = _fence_flags(doc)
     if len(doc.lines) < WHOLE_TEXT_LINES or "](" not in doc.text:
-        yield from _extract_lines(doc, source, range(start, len(doc.lines)), fenced)
-        return
+        return list(_extract_lines(doc, source, range(start, len(doc.lines)), fenced))
     # A big document: the regex engine finds inline links in the whole text at once, and
     # only lines that need more (code spans, wikilinks, reference definitions, bare-path
     # bullets) go through the line scan. Same links, in the same order.
     text = doc.text
     lines = doc.lines
     n = len(lines)
-    starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
+    if "\r" in text:
+        starts = [0, *[m.end() for m in _NEWLINE.finditer(text)]]
+    else:  # each line's length plus its "\n", summed in C
+        starts = list(accumulate(map((1).__add__, map(len, lines)), initial=0))
+        starts.pop()  # the offset after the last line starts no line
     special: set[int] = {bisect_right(starts, m.start()) - 1 for m in _SPECIAL.finditer(text)}
     # A bare-path bullet starts a line: found after each line break (a literal the regex
     # engine scans for quickly), and on the first line.
@@ -220,7 +224,7 @@ def _extract(doc: Document) -> Iterable[Link]:
             append(link)
     for ln in slow[next_slow:-1]:
         out.extend(_extract_lines(doc, source, (ln,), fenced))
-    yield from out
+    return out
 
 
 def _extract_lines(

@@ -191,8 +191,13 @@ def test_whole_text_extraction_edges_equal_the_line_scan(
         + "\n"
         "- [[wiki]] and [z](<z z.md>)\n"
     )
-    for head in ("- first.md — a bare path on line one\n", "[first](one.md)\n"):
-        text = head + block * 30
+    cases = [
+        (head, body)
+        for head in ("- first.md — a bare path on line one\n", "[first](one.md)\n")
+        for body in (block, block.replace("\r\n", "\n"))  # line offsets: with and without CR
+    ]
+    for head, body in cases:
+        text = head + body * 30
         path = tmp_path / "MEMORY.md"
         monkeypatch.setattr(links_module, "WHOLE_TEXT_LINES", 10**9)
         by_line = extract_links(parse_text(text, path))
