@@ -179,12 +179,13 @@ def _extract(doc: Document) -> list[Link]:
     # the line scan reads, very long lines.
     skip = bytearray(n)
     skip[:start] = b"\x01" * min(start, n)
-    for ln, flag in enumerate(fenced):
-        if flag:
-            skip[ln] = 1
+    for fence_start, fence_end in doc.fences:
+        first, last = max(0, fence_start), min(n - 1, fence_end)
+        if first <= last:
+            skip[first : last + 1] = b"\x01" * (last + 1 - first)
     for ln in special:
         skip[ln] = 1
-    if len(text) > 20_000:
+    if n and max(map(len, lines)) > 20_000:
         for ln in range(n):
             if len(lines[ln]) > 20_000:
                 skip[ln] = 1
@@ -197,18 +198,26 @@ def _extract(doc: Document) -> list[Link]:
     # Per distinct raw target: itself when kept exactly as written (one string shared by
     # every pointer to it), "" when _make must judge it.
     simple: dict[str, str] = {}
+    # The line of each match: matches come in order, so mostly the same or the next line
+    # (a bisection only for a jump); ``starts`` gets a sentinel after the last line.
+    starts.append(len(text) + 1)
+    ln, base, nxt = 0, 0, starts[1]
     for m in _INLINE_TEXT.finditer(text):
         a, b = m.span("plain")
         angled = None if a >= 0 else m.group("angled")
         if angled is not None:
             a, b = m.span("angled")
-        ln = bisect_right(starts, a) - 1
+        if a >= nxt:
+            ln += 1
+            base, nxt = nxt, starts[ln + 1]
+            if a >= nxt:
+                ln = bisect_right(starts, a, ln) - 1
+                base, nxt = starts[ln], starts[ln + 1]
         while slow[next_slow] <= ln:
             out.extend(_extract_lines(doc, source, (slow[next_slow],), fenced))
             next_slow += 1
         if skip[ln]:
             continue
-        base = starts[ln]
         if angled is None:
             raw = text[a:b]
             kept = simple.get(raw)

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memls.core.config import Config
 from memls.core.links import Link, LinkResolver, extract_links, find_repo_root
@@ -207,3 +209,45 @@ def test_whole_text_extraction_edges_equal_the_line_scan(
         assert {link.target for link in whole} >= {"after-blank.md", "numbered.md", "z z.md"}
         assert not [link for link in whole if link.target in ("f.md", "i.md", "e.md")]
         assert whole[0].target == ("first.md" if head.startswith("-") else "one.md")
+
+
+_FRAGMENTS = [
+    "- [T](t.md) — a pointer",
+    "- [T](t.md) and [U](u%20v.md#x) twice",
+    "- bare.md — a bare path",
+    "1. [n](<n n.md>)",
+    "```",
+    "~~~",
+    "---",
+    "name: x",
+    "",
+    "\r",
+    "  - [indented](i.md)",
+    "[ref]: r.md",
+    "see `code/p.md` and [[w]]",
+    "![img](i.png) \\[e](e.md) x[g](g.md)",
+    "[web](https://x.y) [a](#b) [t]({t}.md)",
+    "- [L](l.md) " + "y" * 20_001,
+    "# Heading [h](h.md)",
+    "<!-- [c](c.md) -->",
+]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(_FRAGMENTS), min_size=1, max_size=40))
+def test_whole_text_extraction_equals_the_line_scan_on_any_mix(lines: list[str]) -> None:
+    """Any mix of link lines, fences, front matter, blank and CR lines: the whole-text
+    path finds exactly the links the line scan finds."""
+    import memls.core.links as links_module
+
+    text = "\n".join(lines)
+    path = Path("/memory/MEMORY.md")
+    saved = links_module.WHOLE_TEXT_LINES
+    try:
+        links_module.WHOLE_TEXT_LINES = 10**9
+        by_line = extract_links(parse_text(text, path))
+        links_module.WHOLE_TEXT_LINES = 0
+        whole = extract_links(parse_text(text, path))
+    finally:
+        links_module.WHOLE_TEXT_LINES = saved
+    assert whole == by_line
