@@ -210,7 +210,6 @@ def parse_text(
     sections = _sections(headings, n)
     fields: list[Field] = []
     items: list[ListItem] = []
-    link_lines: list[int] = []  # lines that may hold links: read when doc.links is first used
     file_codes: set[str] = set()
     file_all = False
     next_line: list[tuple[int, frozenset[str]]] = []
@@ -237,19 +236,18 @@ def parse_text(
                 fm = _FIELD.match(item.text) if line.startswith("**", item.text_start) else None
                 if fm:
                     fields.append(_field(fm, item, ln, len(line)))
-        if "](" in line or "`" in line:
-            link_lines.append(ln)
 
+    all_lines = tuple(lines)
     return Document(
         path=path,
         kind=kind if kind is not None else kind_for(path),
         text=text,
-        lines=tuple(lines),
+        lines=all_lines,
         headings=tuple(headings),
         sections=tuple(sections),
         fields=tuple(fields),
         items=tuple(items),
-        links=LazyLinks(partial(_links_of, lines, link_lines)),
+        links=LazyLinks(partial(_links_of, all_lines, skip_until, tuple(opaque))),
         fences=tuple(fences),
         frontmatter=frontmatter,
         suppressions=Suppressions(frozenset(file_codes), file_all, tuple(next_line)),
@@ -344,10 +342,18 @@ def _field(m: re.Match[str], item: ListItem, ln: int, length: int) -> Field:
     )
 
 
-def _links_of(lines: list[str], link_lines: list[int]) -> tuple[Link, ...]:
+def _links_of(
+    lines: tuple[str, ...], first: int, opaque: tuple[tuple[int, int], ...]
+) -> tuple[Link, ...]:
+    """The links of the lines the line scan reads (found when ``doc.links`` is first used)."""
     out: list[Link] = []
-    for ln in link_lines:
-        out.extend(_links(lines[ln], ln))
+    skip = _line_flags(list(opaque), len(lines))
+    for ln in range(first, len(lines)):
+        line = lines[ln]
+        if skip[ln] or not line or len(line) > 20_000:
+            continue
+        if "](" in line or "`" in line:
+            out.extend(_links(line, ln))
     return tuple(out)
 
 

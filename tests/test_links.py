@@ -251,3 +251,22 @@ def test_whole_text_extraction_equals_the_line_scan_on_any_mix(lines: list[str])
     finally:
         links_module.WHOLE_TEXT_LINES = saved
     assert whole == by_line
+
+
+def test_document_links_skip_front_matter_fences_and_html() -> None:
+    """``doc.links`` (the parser's own, found on first use) reads the lines the line scan
+    reads: not front matter, fenced code, HTML blocks or overlong lines."""
+    text = (
+        "---\nsee: [fm](fm.md)\n---\n"
+        "- [a](a.md) and `b.md`\n"
+        "```\n[fenced](f.md)\n```\n"
+        "<div>\n[html](h.md)\n</div>\n\n"
+        "- [long](long.md) " + "z" * 20_001 + "\n"
+        "[c](c.md)\n"
+    )
+    doc = parse_text(text, Path("/memory/MEMORY.md"))
+    assert [(link.target, link.kind, link.line) for link in doc.links] == [
+        ("a.md", "link", 3),
+        ("b.md", "code", 3),
+        ("c.md", "link", 12),
+    ]
