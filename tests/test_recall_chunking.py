@@ -113,6 +113,25 @@ def test_turn_chunks() -> None:
     assert chunk.heading == "User: why?"
 
 
+def test_turn_embeds_its_words_without_header_or_role_labels() -> None:
+    text = "User: Ana: we moved the standup to 9:30\n\nAssistant: Noted.\nUser: stays inline"
+    [chunk] = chunk_turn(
+        "transcripts/s.jsonl",
+        1,
+        text,
+        0,
+        1,
+        header="Session transcript transcripts/s.jsonl, session 5f0c",
+        timestamp=None,
+        session_id="5f0c",
+        branch=None,
+    )
+    assert chunk.embed_text == "Ana: we moved the standup to 9:30\n\nNoted.\nUser: stays inline"
+    assert chunk.text == text  # shown and searched by text as rendered
+    section = chunk_markdown("memory/garden.md", TOPIC, "topic")[0]
+    assert section.embed_text.startswith(section.header + "\n\n")  # Markdown keeps its header
+
+
 def test_slug_and_timestamps() -> None:
     assert slugify("Next Action: Wire `search()` in!") == "next-action-wire-search-in"
     assert slugify("!!!") == "section"

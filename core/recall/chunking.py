@@ -25,8 +25,9 @@ from pathlib import Path
 from memls.core.model import Document, FileKind
 from memls.core.parse import parse_text
 
-CHUNKER_REVISION = 3
-"""Bumped when chunking changes (2, 3: transcript turns carry their neighbours as context);
+CHUNKER_REVISION = 4
+"""Bumped when chunking changes (2, 3: transcript turns carry their neighbours as context;
+4: turns are embedded without header and role labels);
 a store indexed by another revision re-reads every file on the next backfill (chunks whose
 id and embedded text did not change keep their vectors)."""
 MAX_CHUNK_CHARS = 3000
@@ -64,10 +65,10 @@ class Chunk:
 
     @property
     def embed_text(self) -> str:
-        """What the embedding model sees: the file header, then the chunk text (not the
-        context: on the LoCoMo development split embedding the neighbours too cost semantic
-        recall@5 0.64 -> 0.58)."""
-        return embed_text(self.header, self.text)
+        """What the embedding model sees (:func:`chunk_embed_text`), never the context: on
+        the LoCoMo development split embedding the neighbours too cost semantic recall@5
+        0.64 -> 0.58."""
+        return chunk_embed_text(self.kind, self.header, self.text)
 
     @property
     def content_hash(self) -> str:
@@ -78,6 +79,20 @@ class Chunk:
 def embed_text(header: str, text: str) -> str:
     """Header and text as one string for the embedding model."""
     return f"{header}\n\n{text}" if header else text
+
+
+_ROLE_LABEL = re.compile(r"(?:^|(?<=\n\n))(?:User|Assistant): ")
+
+
+def chunk_embed_text(kind: str, header: str, text: str) -> str:
+    """What the model embeds for a chunk of ``kind``: a transcript turn's words alone —
+    without its header (file and session id) and without the ``User:``/``Assistant:`` labels
+    the rendering puts before each paragraph, noise beside a short turn (on the LoCoMo
+    development split: hybrid recall@5 0.844 -> 0.870+) — any other chunk after its file
+    header."""
+    if kind == "transcript":
+        return _ROLE_LABEL.sub("", text)
+    return embed_text(header, text)
 
 
 def slugify(text: str) -> str:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from memls.core.config import Config
-from memls.core.recall.chunking import Chunk, embed_text
+from memls.core.recall.chunking import Chunk, chunk_embed_text
 
 COLLECTION = "memls"
 """The ``llm`` collection name (one per root; each root has its own database)."""
@@ -456,7 +456,7 @@ class RecallStore:
         ).fetchall()
         out: list[tuple[str, str, dict[str, Any]]] = []
         for cid, header, text, kind, path, start, end, heading in rows:
-            embed = embed_text(header, text)
+            embed = chunk_embed_text(kind, header, text)
             meta = {"kind": kind, "path": path, "start_line": start, "end_line": end}
             if heading:
                 meta["heading"] = heading
