@@ -117,12 +117,12 @@ def search(
         )
     try:
         limit = max(0, limit)
-        if mode == "hybrid":
+        if mode == "hybrid" or merge:
             pool = max(limit * 4, engine.FUSION_DEPTH)
         elif mmr:
             pool = max(limit * 4, 40)
         else:
-            pool = limit * 3 if merge else limit
+            pool = limit
         vector: list[float] | None = None
         reason = ""
         current = store.collection()
