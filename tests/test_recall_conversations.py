@@ -231,3 +231,26 @@ def test_adjacent_turns_come_back_as_one_result_of_at_most_four_lines(tmp_path: 
             if a is not b and a.path == b.path and a.end_line + 1 == b.start_line:
                 assert b.end_line - a.start_line + 1 > 4
     assert len(apart.results) >= len(merged.results)
+
+
+@pytest.mark.parametrize("mode", ["text", "semantic"])
+def test_a_result_merges_the_same_neighbours_whatever_the_limit(tmp_path: Path, mode: str) -> None:
+    """Neighbours join a result from the mode's whole candidate pool, so asking for one
+    result gives the same first result (and range) as asking for ten."""
+    write_conversation(tmp_path)
+    api.backfill(tmp_path, model="memls-hash")
+    questions = [
+        "timer battery drip line watering",
+        "what did the drip line do when the timer battery died",
+        "heat or watering timer",
+        "tomatoes compost shed",
+    ]
+    merged_any = False
+    for question in questions:
+        one = api.search(tmp_path, question, mode=mode, limit=1).results
+        ten = api.search(tmp_path, question, mode=mode, limit=10).results
+        assert [(r.path, r.start_line, r.end_line) for r in one] == [
+            (r.path, r.start_line, r.end_line) for r in ten[:1]
+        ], question
+        merged_any = merged_any or any(r.end_line > r.start_line for r in one)
+    assert merged_any  # the fixture does exercise merging
