@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import operator
 import os
 import re
 from bisect import bisect_right
@@ -134,6 +135,35 @@ def extract_links(doc: Document) -> list[Link]:
     return list(links)
 
 
+link_key: Callable[[Link], tuple[str, str, tuple[str, ...]]] = operator.itemgetter(
+    *(Link._fields.index(f) for f in ("target", "kind", "hints"))
+)
+"""What a link's resolution depends on besides its file: (target, kind, hints)."""
+_DISTINCT_KEY = "memls.links.distinct"
+
+
+def distinct_links(doc: Document) -> list[Link]:
+    """The first link of ``doc`` for each distinct (target, kind, hints), in document order:
+    what resolution needs (:meth:`LinkResolver.resolve` answers alike for each of them).
+
+    An index of 400,000 pointers to 1,000 files yields 1,000 links, and the other 399,000
+    are never made (unless :func:`extract_links` is asked for, or was already)."""
+    cached = doc.extra.get(_DISTINCT_KEY)
+    if isinstance(cached, tuple):
+        return list(cached)
+    full = doc.extra.get(_CACHE_KEY)
+    with no_gc():
+        links = full if isinstance(full, tuple) else _extract(doc, distinct=True)
+        first: dict[tuple[str, str, tuple[str, ...]], Link] = {}
+        for link in links:
+            key = link_key(link)
+            if key not in first:
+                first[key] = link
+    result = tuple(first.values())
+    doc.extra[_DISTINCT_KEY] = result
+    return list(result)
+
+
 @contextlib.contextmanager
 def no_gc() -> Iterator[None]:
     """Pause the cyclic garbage collector while many small acyclic objects are made.
@@ -152,7 +182,9 @@ def no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _extract(doc: Document) -> list[Link]:
+def _extract(doc: Document, *, distinct: bool = False) -> list[Link]:
+    """The links of ``doc`` in order. ``distinct``: a simple Markdown target already found
+    is not made again (the caller keeps the first link per key)."""
     source = doc.path if doc.path.is_absolute() else Path(os.path.abspath(doc.path))
     start = doc.frontmatter.end_line + 1 if doc.frontmatter is not None else 0
     fenced = _fence_flags(doc)
@@ -198,6 +230,7 @@ def _extract(doc: Document) -> list[Link]:
     # Per distinct raw target: itself when kept exactly as written (one string shared by
     # every pointer to it), "" when _make must judge it.
     simple: dict[str, str] = {}
+    made: set[str] = set()  # with ``distinct``: simple targets already made
     # The line of each match: matches come in order, so mostly the same or the next line
     # (a bisection only for a jump); ``starts`` gets a sentinel after the last line.
     starts.append(len(text) + 1)
@@ -224,6 +257,10 @@ def _extract(doc: Document) -> list[Link]:
             if kept is None:
                 kept = simple[raw] = raw if _SIMPLE_TARGET.match(raw) else ""
             if kept:  # kept exactly as written (what _make would keep)
+                if distinct:
+                    if kept in made:
+                        continue
+                    made.add(kept)
                 append(new(Link, (source, ln, a - base, b - base, kept, None, "markdown", "", ())))
                 continue
             link = _make(source, ln, raw, a - base, "markdown", "")
@@ -710,4 +747,12 @@ def _closest(source: Path, paths: list[Path]) -> Path:
     return min(paths, key=distance)
 
 
-__all__ = ["LINK_KINDS", "Link", "LinkResolver", "extract_links", "find_repo_root"]
+__all__ = [
+    "LINK_KINDS",
+    "Link",
+    "LinkResolver",
+    "distinct_links",
+    "extract_links",
+    "find_repo_root",
+    "link_key",
+]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 from memls.core.config import Config, load_config
 from memls.core.fsutil import TEMP_PREFIX, inside
 from memls.core.gitfacade import Git
-from memls.core.links import LinkResolver, extract_links, find_repo_root, no_gc
+from memls.core.links import LinkResolver, distinct_links, find_repo_root, no_gc
 from memls.core.model import Document, FileKind
 from memls.core.parse import kind_for, parse_bytes, parse_text
 
@@ -429,7 +429,7 @@ class Workspace:
             doc = self.document(path)
             if doc is None:
                 continue
-            for link in extract_links(doc):
+            for link in distinct_links(doc):  # resolution depends on the target only
                 target = self.links.resolve(link)
                 if target is not None and target in candidates and target not in seen:
                     seen.add(target)

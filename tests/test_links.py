@@ -11,7 +11,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memls.core.config import Config
-from memls.core.links import Link, LinkResolver, extract_links, find_repo_root
+from memls.core.links import (
+    Link,
+    LinkResolver,
+    distinct_links,
+    extract_links,
+    find_repo_root,
+    link_key,
+)
 from memls.core.parse import parse_text
 from memls.core.rules import check_document
 from memls.core.workspace import Workspace
@@ -144,6 +151,13 @@ def test_issue15_defect5_pointer_resolution_is_cached(
     # Before the fix: two candidates and a realpath for each of the 4,000 pointers (> 8,000).
     assert calls["n"] < 1000, calls["n"]
     assert ws.links.stat_calls <= 3 * topics + 10
+    # Every pointer resolves, so the check made one link per distinct target, not 4,000.
+    import memls.core.links as links_module
+
+    index = ws.document(tmp_path / "MEMORY.md")
+    assert index is not None
+    assert len(distinct_links(index)) == topics
+    assert links_module._CACHE_KEY not in index.extra
 
 
 def test_whole_text_extraction_equals_the_line_scan(
@@ -230,6 +244,7 @@ _FRAGMENTS = [
     "- [L](l.md) " + "y" * 20_001,
     "# Heading [h](h.md)",
     "<!-- [c](c.md) -->",
+    "[same target, angled](<t.md>) and [again](t.md)",
 ]
 
 
@@ -246,11 +261,23 @@ def test_whole_text_extraction_equals_the_line_scan_on_any_mix(lines: list[str])
     try:
         links_module.WHOLE_TEXT_LINES = 10**9
         by_line = extract_links(parse_text(text, path))
+        distinct_by_line = distinct_links(parse_text(text, path))
         links_module.WHOLE_TEXT_LINES = 0
         whole = extract_links(parse_text(text, path))
+        distinct_whole = distinct_links(parse_text(text, path))
+        after_full = parse_text(text, path)
+        extract_links(after_full)
+        distinct_after_full = distinct_links(after_full)  # derived from the cached links
     finally:
         links_module.WHOLE_TEXT_LINES = saved
     assert whole == by_line
+    first: dict[tuple[str, str, tuple[str, ...]], Link] = {}
+    for link in by_line:
+        first.setdefault(link_key(link), link)
+    expected = list(first.values())
+    assert distinct_by_line == expected
+    assert distinct_whole == expected
+    assert distinct_after_full == expected
 
 
 def test_document_links_skip_front_matter_fences_and_html() -> None:

@@ -7,7 +7,6 @@ the part Claude Code actually loads.
 
 from __future__ import annotations
 
-import operator
 import os
 import re
 from collections.abc import Iterator
@@ -15,7 +14,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase as fnmatch
 from pathlib import Path
 
-from memls.core.links import Link, extract_links
+from memls.core.links import Link, distinct_links, extract_links, link_key
 from memls.core.model import (
     Diagnostic,
     Document,
@@ -555,23 +554,17 @@ def _check_layout(ctx: RuleContext, section: Section, found: list[Bullet]) -> It
     )
 
 
-_LINK_KEY = operator.itemgetter(*(Link._fields.index(f) for f in ("target", "kind", "hints")))
-"""What a link's resolution depends on besides its file: (target, kind, hints)."""
-
-
 def _check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
     """IX009: pointers of the index that lead nowhere at all."""
     doc = ctx.doc
     resolver = ctx.workspace.links
-    links = extract_links(doc)
-    # An index of many pointers repeats its targets: each distinct one is resolved once
-    # (the mapping is built in C), and only pointers to a missing target are walked again.
-    distinct = dict(zip(map(_LINK_KEY, links), links, strict=True))
-    missing = {key for key, link in distinct.items() if resolver.resolve(link) is None}
+    # An index of many pointers repeats its targets: each distinct one is resolved once,
+    # and only when one leads nowhere are all the links made, to report each pointer to it.
+    missing = {link_key(link) for link in distinct_links(doc) if resolver.resolve(link) is None}
     if not missing:
         return
-    for link in links:
-        if _LINK_KEY(link) not in missing or not _reportable(ctx.workspace, link, doc):
+    for link in extract_links(doc):
+        if link_key(link) not in missing or not _reportable(ctx.workspace, link, doc):
             continue
         yield ctx.diag(
             "IX009",
@@ -689,9 +682,7 @@ def _reachable(ws: Workspace) -> frozenset[Path] | None:
     stems: dict[str, list[Path]] | None = None
     while frontier:
         doc = frontier.pop()
-        links = extract_links(doc)
-        distinct = dict(zip(map(_LINK_KEY, links), links, strict=True)).values()
-        targets = [t for link in distinct if (t := resolver.resolve(link)) is not None]
+        targets = [t for link in distinct_links(doc) if (t := resolver.resolve(link)) is not None]
         if doc is index and "`" in doc.text:  # the index lists `deploy-notes`, `p6a-*`
             if stems is None:
                 stems = {}
