@@ -201,7 +201,9 @@ def _extract(doc: Document, *, distinct: bool = False) -> list[Link]:
     else:  # each line's length plus its "\n", summed in C
         starts = list(accumulate(map((1).__add__, map(len, lines)), initial=0))
         starts.pop()  # the offset after the last line starts no line
-    special: set[int] = {bisect_right(starts, m.start()) - 1 for m in _SPECIAL.finditer(text)}
+    special: set[int] = set()
+    for needle in ("`", "[[", "]:"):  # the lines _SPECIAL finds, by substring search
+        special.update(_lines_with(text, needle, starts))
     # A bare-path bullet starts a line: found after each line break (a literal the regex
     # engine scans for quickly), and on the first line.
     special.update(bisect_right(starts, m.start()) for m in _BULLET_AFTER_BREAK.finditer(text))
@@ -271,6 +273,20 @@ def _extract(doc: Document, *, distinct: bool = False) -> list[Link]:
     for ln in slow[next_slow:-1]:
         out.extend(_extract_lines(doc, source, (ln,), fenced))
     return out
+
+
+def _lines_with(text: str, needle: str, starts: list[int]) -> list[int]:
+    """The lines (by their offsets ``starts``) on which ``needle`` occurs."""
+    found: list[int] = []
+    n = len(starts)
+    at = text.find(needle)
+    while at != -1:
+        ln = bisect_right(starts, at) - 1
+        found.append(ln)
+        if ln + 1 >= n:
+            break
+        at = text.find(needle, starts[ln + 1])  # the rest of this line is known
+    return found
 
 
 def _extract_lines(
