@@ -691,8 +691,8 @@ class Workspace:
             return set()
         base = doc.path.parent
         targets: set[Path] = set()
-        for link in doc.links:
-            for candidate in (base / link.target, self.root / link.target):
+        for target in {link.target for link in doc.links}:  # a realpath per target, not link
+            for candidate in (base / target, self.root / target):
                 targets.add(candidate.resolve())
         return targets
 
