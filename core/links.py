@@ -233,15 +233,17 @@ def _extract(doc: Document, *, distinct: bool = False) -> list[Link]:
     # every pointer to it), "" when _make must judge it.
     simple: dict[str, str] = {}
     made: set[str] = set()  # with ``distinct``: simple targets already made
+    plain_group = _INLINE_TEXT.groupindex["plain"]  # by number: no name lookup per match
+    angled_group = _INLINE_TEXT.groupindex["angled"]
     # The line of each match: matches come in order, so mostly the same or the next line
     # (a bisection only for a jump); ``starts`` gets a sentinel after the last line.
     starts.append(len(text) + 1)
     ln, base, nxt = 0, 0, starts[1]
     for m in _INLINE_TEXT.finditer(text):
-        a, b = m.span("plain")
-        angled = None if a >= 0 else m.group("angled")
+        a, b = m.span(plain_group)
+        angled = None if a >= 0 else m.group(angled_group)
         if angled is not None:
-            a, b = m.span("angled")
+            a, b = m.span(angled_group)
         if a >= nxt:
             ln += 1
             base, nxt = nxt, starts[ln + 1]
