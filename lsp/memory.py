@@ -33,7 +33,7 @@ from memls.core.model import Diagnostic, Document, Range
 from memls.core.parse import parse_text
 from memls.core.rules import RuleContext, check_document
 from memls.core.rules import size as size_rules
-from memls.core.workspace import ROOT_MARKERS, Workspace, claude_memory_dir, discover_root, is_root
+from memls.core.workspace import ROOT_MARKERS, Workspace, discover_root, find_roots, is_root
 from memls.lsp.settings import Settings
 
 P = ParamSpec("P")
@@ -210,14 +210,18 @@ class MemoryState:
         return ws
 
     def discover(self) -> list[Workspace]:
-        """Memory roots under the workspace folders, configured roots and auto memory."""
+        """Memory roots under the workspace folders, configured roots and auto memory.
+
+        A folder's own memory folders (``.claude/memory``, ``memory/`` …) and Claude Code's
+        auto memory for it are found as ``memls check FOLDER`` finds them (``find_roots``);
+        the scan below adds roots nested a few levels down."""
         found: list[Path] = list(self.settings.root_paths(self.folders))
         for folder in self.folders:
+            if folder.is_dir():
+                found.extend(find_roots(folder))
             found.extend(_scan_for_roots(folder))
-            auto = claude_memory_dir(folder)
-            if auto.is_dir():
-                found.append(auto)
-        return [self.add_root(p) for p in dict.fromkeys(found)]
+        workspaces = (self.add_root(p) for p in dict.fromkeys(found))
+        return list({id(ws): ws for ws in workspaces}.values())
 
     def workspace_for(self, path: Path, create: bool = True) -> Workspace | None:
         """The workspace a memory file belongs to (created on first sight of a new root)."""

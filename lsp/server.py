@@ -8,7 +8,9 @@ thread of :class:`~memls.lsp.memory.MemoryState`; features answer requests from 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
 import sys
 import threading
 import traceback
@@ -161,8 +163,7 @@ class MemlsServer(LanguageServer):
         finally:
             self.memory.close(timeout=EXIT_GRACE_SECONDS)
             self.shutdown()  # type: ignore[no-untyped-call]
-        if code:
-            raise SystemExit(code)
+        leave(code)
 
     def start_tcp(self, host: str, port: int) -> None:
         """Serve one client at a time over TCP (for debugging) with the same framing as
@@ -265,3 +266,24 @@ def main(argv: list[str] | None = None) -> None:
 
 
 __all__ = ["MemlsServer", "Settings", "create_server", "main"]
+
+
+def leave(code: int | str | None) -> None:
+    """End the process with ``code`` once serving is over.
+
+    A library may leave a non-daemon thread behind (watchfiles' AnyIO worker threads stay
+    parked when the loop ends while a watch was being restarted); the interpreter would
+    wait for it forever and the editor would see a server that never exits. Output is
+    flushed first, so no answer is lost."""
+    stray = [
+        t
+        for t in threading.enumerate()
+        if t is not threading.main_thread() and t.is_alive() and not t.daemon
+    ]
+    if stray:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(code if isinstance(code, int) else (1 if code else 0))
+    if code:
+        raise SystemExit(code)

@@ -641,3 +641,20 @@ def test_tcp_transport_has_the_same_framing(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_end_of_input_ends_the_process_while_the_server_watches_files(
+    raw: RawServer, tmp_path: Path
+) -> None:
+    """A client that dies without ``exit`` closes stdin: the server must end even though
+    its own file watcher (clients without watcher registration) left threads behind."""
+    from tests.lsp_helpers import make_project
+
+    project, _ = make_project(tmp_path)
+    raw.initialize(project)
+    raw.request(2, "workspace/symbol", {"query": "checkpoint"})
+    assert "result" in raw.response(2)
+    time.sleep(1.0)  # the watcher is running by now
+    assert raw.proc.stdin is not None
+    raw.proc.stdin.close()
+    assert raw.proc.wait(timeout=20) == 0
