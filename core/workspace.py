@@ -90,22 +90,11 @@ def discover_root(start: Path, explicit: Path | None = None) -> Path | None:
     """
     if explicit is not None:
         return explicit.resolve()
+    found = enclosing_root(start)
+    if found is not None:
+        return found
     start = start.resolve()
-    base = start if start.is_dir() else start.parent
-    cfg_roots = _configured_roots(base)
-    for root in cfg_roots:
-        if base == root or root in base.parents:
-            return root
-    for candidate in (base, *base.parents):
-        if is_root(candidate):
-            if candidate.name == "memory" and (candidate.parent / "LOG.md").is_file():
-                return candidate.parent
-            return candidate
-        if (candidate / "memory" / "MEMORY.md").is_file() and (candidate / "LOG.md").is_file():
-            return candidate
-        if (candidate / ".git").exists():
-            break
-    auto = claude_memory_dir(base)
+    auto = claude_memory_dir(start if start.is_dir() else start.parent)
     if auto.is_dir():
         return auto
     return None
