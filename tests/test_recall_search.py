@@ -10,7 +10,7 @@ from sqlite_utils import Database
 
 from memls.core.recall import api
 from memls.core.recall import search as engine
-from memls.core.recall.store import COLLECTION, RecallStore
+from memls.core.recall.store import COLLECTION, RecallStore, open_existing
 from tests.recall_fixtures import RESULT_KEYS, FakePlugin, fake_vector
 from tests.recall_fixtures.roots import write_root
 
@@ -184,3 +184,34 @@ def test_threaded_scoring_matches_single_block(monkeypatch: pytest.MonkeyPatch) 
     assert index.top(query, 10) == single
     expected = np.argsort(-(matrix @ (np.array(query) / np.linalg.norm(query))))[:10]
     assert [row for row, _ in single] == expected.tolist()
+
+
+def test_text_ranks_inside_the_index_like_the_filtered_join(root: Path) -> None:
+    """Without filters the text search ranks inside FTS5 and joins only the top rows; the
+    answer must equal the filtered join's when the filter admits every chunk."""
+    store = open_existing(root / ".memls" / "recall.db")
+    assert store is not None
+    try:
+        kinds = tuple(store.chunk_counts())
+        for query in ("pipe tables", "battery", "the parser tables seedlings"):
+            for limit in (1, 3, 50):
+                fast = engine.text(store, query, limit=limit)
+                joined = engine.text(store, query, filters=engine.Filters(kinds=kinds), limit=limit)
+                assert fast == joined, (query, limit)
+                assert fast, query
+    finally:
+        store.close()
+
+
+def test_merge_adjacent_joins_only_touching_hits_of_one_file() -> None:
+    def hit(rid: int, path: str, start: int, end: int) -> engine.Hit:
+        return engine.Hit(rid, f"{path}#{rid}", 1.0 / rid, "transcript", path, start, end, None, "")
+
+    hits = [hit(1, "a", 10, 10), hit(2, "b", 11, 11), hit(3, "a", 11, 11), hit(4, "a", 9, 9)]
+    hits += [hit(5, "a", 13, 13), hit(6, "a", 12, 12), hit(7, "b", 12, 12)]
+    merged = engine.merge_adjacent(hits, max_lines=4)
+    assert [(h.rid, h.path, h.start_line, h.end_line) for h in merged] == [
+        (1, "a", 9, 12),
+        (2, "b", 11, 12),
+        (5, "a", 13, 13),
+    ]

@@ -183,7 +183,7 @@ def _query_vector(
 ) -> tuple[list[float] | None, str]:
     """Embed the query with the store's model, or say why semantic search cannot run."""
     current = store.collection()
-    if current is None or store.embedded_count() == 0:
+    if current is None or not store.has_embeddings():
         wanted = explicit or config.recall_model
         if current is None and not wanted:
             return None, "the store holds no vectors yet (run `memls recall backfill`)."

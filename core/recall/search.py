@@ -492,14 +492,23 @@ def text(
         store.db.conn.create_function("memls_path_ok", 1, matcher, deterministic=True)
         where.append("memls_path_ok(c.path)")
     args.append(limit)
-    rows = store.db.execute(
-        "select c.rid, c.id, c.kind, c.path, c.start_line, c.end_line, c.heading, "
-        + ("snippet(memls_fts, 0, '[', ']', '…', 24), " if snippets else "'', ")
-        + f"bm25(memls_fts, {', '.join(str(w) for w in BM25_WEIGHTS)}) as rank "
-        "from memls_fts join memls_chunks c on c.rid = memls_fts.rowid "
-        f"where {' and '.join(where)} order by rank, c.rid limit ?",
-        args,
-    ).fetchall()
+    snippet = "snippet(memls_fts, 0, '[', ']', '…', 24)" if snippets else "''"
+    rank = f"bm25(memls_fts, {', '.join(str(w) for w in BM25_WEIGHTS)})"
+    columns = "c.rid, c.id, c.kind, c.path, c.start_line, c.end_line, c.heading"
+    if len(where) == 1:
+        # No filter on the chunk table: rank inside the full-text index and join only the
+        # top ``limit`` rows (a common word matches most chunks; joining them all is slow).
+        sql = (
+            f"select {columns}, r.snippet, r.rank from (select rowid, {snippet} as snippet, "
+            f"{rank} as rank from memls_fts where memls_fts match ? order by rank, rowid "
+            "limit ?) r join memls_chunks c on c.rid = r.rowid order by r.rank, c.rid"
+        )
+    else:
+        sql = (
+            f"select {columns}, {snippet}, {rank} as rank from memls_fts join memls_chunks c "
+            f"on c.rid = memls_fts.rowid where {' and '.join(where)} order by rank, c.rid limit ?"
+        )
+    rows = store.db.execute(sql, args).fetchall()
     return [
         Hit(
             rid=row[0],
@@ -604,15 +613,19 @@ def merge_adjacent(hits: Sequence[Hit], max_lines: int = MERGE_LINES) -> list[Hi
     goes to the next distinct hit.
     """
     out: list[Hit] = []
+    same_file: dict[str, list[int]] = {}  # positions in ``out`` by path, in order
     for hit in hits:
-        for position, kept in enumerate(out):
-            touching = hit.start_line == kept.end_line + 1 or hit.end_line == kept.start_line - 1
+        for position in same_file.get(hit.path, ()):
+            kept = out[position]
+            if hit.start_line != kept.end_line + 1 and hit.end_line != kept.start_line - 1:
+                continue
             start = min(hit.start_line, kept.start_line)
             end = max(hit.end_line, kept.end_line)
-            if kept.path == hit.path and touching and end - start + 1 <= max_lines:
+            if end - start + 1 <= max_lines:
                 out[position] = replace(kept, start_line=start, end_line=end)
                 break
         else:
+            same_file.setdefault(hit.path, []).append(len(out))
             out.append(hit)
     return out
 

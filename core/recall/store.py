@@ -437,6 +437,18 @@ class RecallStore:
         ).fetchone()
         return int(row[0])
 
+    def has_embeddings(self) -> bool:
+        """Whether any current chunk has a vector (what a search asks; no full count)."""
+        cur = self.collection()
+        if cur is None:
+            return False
+        row = self.db.execute(
+            "select 1 from memls_chunks c join embeddings e "
+            "on e.collection_id = ? and e.id = c.id limit 1",
+            [cur[0]],
+        ).fetchone()
+        return row is not None
+
     def pending_count(self, collection_id: int) -> int:
         row = self.db.execute(
             "select count(*) from memls_chunks c where not exists "

@@ -56,7 +56,7 @@ def verify(root: Path, *, model: str | None = None) -> dict[str, Any]:
             store.set_meta("last_verification", outcome)
             return outcome
 
-        if current is None or store.embedded_count() == 0:
+        if current is None or not store.has_embeddings():
             return record(
                 False,
                 None,
