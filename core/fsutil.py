@@ -113,8 +113,8 @@ def atomic_write(path: Path, content: str | bytes, *, root: Path | None = None) 
 
 def crash_point() -> None:
     """Test-only: sleep ``MEMLS_TEST_WRITE_DELAY`` seconds at a commit point (between a temp
-    file and its rename, between a snapshot commit and its ref move), so crash tests can
-    kill a writer there. Does nothing when the variable is unset."""
+    file and its rename, between a snapshot commit and its ref move, at a recall backfill's
+    batch and embedding steps), so crash tests can kill a writer there. Does nothing when the variable is unset."""
     delay = os.environ.get(_DELAY_ENV)
     if delay:
         time.sleep(float(delay))

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from memls.core.config import Config, load_config
+from memls.core.fsutil import crash_point
 from memls.core.model import FileKind
 from memls.core.parse import kind_for
 from memls.core.recall import search as engine
@@ -249,6 +250,7 @@ def _sync_sources(
                         _sync_markdown(store, src, st, row, tally)
                 except OSError as exc:
                     tally.errors.append(f"{src.rel}: {exc}")
+            crash_point()  # crash tests kill here: a batch written, not yet committed
     if todo:
         store.db.conn.commit()
         if progress is not None:
@@ -348,6 +350,7 @@ def _backfill_locked(
                     choice.error = f"embedding with '{choice.id}' failed: {exc}"
                     break
                 encoded = [encode(v) for v in vectors]
+                crash_point()  # crash tests kill here: vectors made, not yet stored
                 store.put_embeddings(
                     collection_id,
                     [
@@ -362,6 +365,7 @@ def _backfill_locked(
             if choice.usable:
                 store.refresh_file_vectors(collection_id, choice.id, ("topic",))
                 if finished:
+                    crash_point()  # crash tests kill here: vectors stored, matrix not saved
                     engine.save_index(store)  # a fresh process then maps it, not SQL
         seconds = round(time.perf_counter() - started, 3)
         mode = "semantic" if choice.usable else "text"

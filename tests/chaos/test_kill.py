@@ -271,11 +271,11 @@ def test_kill_backfill_at_random_points(tmp_path: Path) -> None:
         roots = [tmp_path / f"fill-{batch}-{j}" for j in range(BATCH)]
         for root in roots:
             shutil.copytree(template, root)
-        procs = [
-            _memls(root, "recall", "backfill", "--model", "memls-hash", delay=None)
-            for root in roots
-        ]
-        offsets = [rng.uniform(0.0, 1.5) for _ in procs]
+        procs = [_memls(root, "recall", "backfill", "--model", "memls-hash") for root in roots]
+        # Backfill pauses DELAY at its commit points (a file batch written, vectors made,
+        # vectors stored): a kill within this span lands inside the backfill, at or
+        # between those points.
+        offsets = [rng.uniform(0.0, 3 * DELAY) for _ in procs]
         # Start the clock when the store appears: the kill lands inside the backfill.
         result = _kill_when(procs, _store_in(roots), offsets)
         for r in result:
