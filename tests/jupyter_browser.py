@@ -85,6 +85,10 @@ def check_widgets(page: Page) -> tuple[Locator, Locator, Locator]:
     Returns the explorer, map and board locators for screenshots."""
     explorer = page.locator(".memls-explorer")
     explorer.locator(".memls-result").first.wait_for(timeout=90_000)
+    # The first results may be an earlier render (the prefilled query also searches as it is
+    # set); wait for the notebook's own search to show its expected file.
+    expected = explorer.locator(".memls-result", has_text="memory/recall-degraded-mode.md")
+    expected.first.wait_for(timeout=30_000)
     assert "memory/recall-degraded-mode.md" in explorer.inner_text()
 
     # type a new query: the typed value syncs to the kernel, which searches and re-renders
