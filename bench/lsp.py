@@ -22,8 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from lspclient import indexing_client
 from lsprotocol import types
-from pygls.lsp.client import LanguageClient
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
@@ -87,27 +87,10 @@ async def run(checkpoints: int, edits: int, keep: Path | None) -> None:
         f"root: {root} ({checkpoints} checkpoints, MEMORY.md {index.stat().st_size:,} bytes) built in {time.perf_counter() - started:.1f}s"
     )
 
-    client = LanguageClient("memls-bench", "1")
-    ready = asyncio.Event()
+    client, ready = indexing_client("memls-bench")
     published: dict[int, float] = {}
     counts: dict[int, int] = {}
     waiters: dict[int, asyncio.Future[None]] = {}
-
-    @client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)  # type: ignore[untyped-decorator]
-    def create(params: types.WorkDoneProgressCreateParams) -> None:
-        return None
-
-    @client.feature(types.PROGRESS)  # type: ignore[untyped-decorator]
-    def progress(params: types.ProgressParams) -> None:
-        value = params.value
-        kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
-        if kind == "end":
-            ready.set()
-
-    @client.feature(types.WINDOW_LOG_MESSAGE)  # type: ignore[untyped-decorator]
-    def log(params: types.LogMessageParams) -> None:
-        if params.type == types.MessageType.Error:
-            print("server error:", params.message, file=sys.stderr)
 
     @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)  # type: ignore[untyped-decorator]
     def diagnostics(params: types.PublishDiagnosticsParams) -> None:

@@ -29,8 +29,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from lspclient import indexing_client
 from lsprotocol import types
-from pygls.lsp.client import LanguageClient
 
 TARGET_MS = 100.0
 
@@ -99,26 +99,9 @@ async def run(megabytes: float, requests: int, keep: Path | None) -> None:
     text = huge_text(megabytes)
     print(f"root: {root}; huge.md {len(text.encode()):,} bytes, {text.count(chr(10)):,} lines")
 
-    client = LanguageClient("memls-bench", "1")
-    ready = asyncio.Event()
+    client, ready = indexing_client("memls-bench")
     published: dict[str, list[tuple[float, list[str]]]] = {}
     arrived = asyncio.Event()
-
-    @client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)  # type: ignore[untyped-decorator]
-    def create(params: types.WorkDoneProgressCreateParams) -> None:
-        return None
-
-    @client.feature(types.PROGRESS)  # type: ignore[untyped-decorator]
-    def progress(params: types.ProgressParams) -> None:
-        value = params.value
-        kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
-        if kind == "end":
-            ready.set()
-
-    @client.feature(types.WINDOW_LOG_MESSAGE)  # type: ignore[untyped-decorator]
-    def log(params: types.LogMessageParams) -> None:
-        if params.type == types.MessageType.Error:
-            print("server error:", params.message[:500], file=sys.stderr)
 
     @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)  # type: ignore[untyped-decorator]
     def diagnostics(params: types.PublishDiagnosticsParams) -> None:
