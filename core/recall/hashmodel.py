@@ -9,10 +9,12 @@ with a hashed sign, so collisions cancel rather than pile up. A word or bigram t
 ``tf`` times in a text counts ``1 + log(tf)``; the vector is L2-normalised.
 
 Speed (issue 13: ≥ 10,000 chunks/s): each distinct word's features are hashed once per
-process and kept as a small sparse row; a batch of texts becomes one damped word-count
-matrix times the batch's word-feature matrix, plus the bigrams, whose buckets come from the
-two words' cached 64-bit hashes with numpy integer arithmetic. ``REVISION`` names this
-feature scheme: stores embedded with another revision are re-embedded.
+process and kept as a small sparse row in flat arrays (character n-gram digests are cached
+too, so a new word mostly reuses its n-grams' hashes); ASCII text is split by one
+``str.translate`` instead of a regular expression. A batch of texts becomes one damped
+word-count matrix times the batch's word-feature rows, plus the bigrams, whose buckets come
+from the two words' cached 64-bit hashes with numpy integer arithmetic. ``REVISION`` names
+this feature scheme: stores embedded with another revision are re-embedded.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ import hashlib
 import re
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from itertools import chain
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -35,11 +38,20 @@ EMPTY_FEATURE = "\x00empty"  # gives the empty text a unit vector instead of zer
 REVISION = 2
 """Feature scheme revision (1: per-feature counts in pure Python; 2: per-word, vectorised)."""
 
+_Item = TypeVar("_Item", bound=np.generic)
 _WORD = re.compile(r"\w+")
+# ASCII text: letters lower-cased, digits and "_" kept, every other character a space, so
+# ``split()`` yields exactly what ``\w+`` finds in the lower-cased text.
+_ASCII_WORDS = str.maketrans(
+    {c: (chr(c).lower() if chr(c).isalnum() or chr(c) == "_" else " ") for c in range(128)}
+)
 _CACHE_WORDS = 200_000
-_DENSE_COUNTS = 1 << 22
+_CACHE_GRAMS = 400_000
+_DENSE_MIN = 1 << 12
+_DENSE_PER_KEY = 16  # bincount over at most this many slots per key, else sort
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _MIX2 = np.uint64(0xBF58476D1CE4E5B9)
+_SIGN_BIT = DIMENSIONS  # a packed feature: its bucket, plus this when its sign is +1
 
 
 def _digest(feature: str) -> int:
@@ -52,44 +64,140 @@ def _bucket(value: int) -> tuple[int, float]:
     return value % DIMENSIONS, (1.0 if value >> 63 else -1.0)
 
 
+def _packed(value: int) -> int:
+    return value % DIMENSIONS + (_SIGN_BIT if value >> 63 else 0)
+
+
+def _tokens(text: str) -> list[str]:
+    """The lower-cased ``\\w+`` words of ``text``."""
+    if text.isascii():
+        return text.translate(_ASCII_WORDS).split()
+    # ASCII separators first (cheap), then the regular expression on pieces that need it
+    words: list[str] = []
+    for piece in text.lower().translate(_ASCII_WORDS).split():
+        if piece.isascii():
+            words.append(piece)
+        else:
+            words.extend(_WORD.findall(piece))
+    return words
+
+
+class _Snapshot:
+    """The word cache's arrays as they were when a batch's words were looked up.
+
+    Arrays are only appended to in place past their used length, or replaced (growth and
+    reset), so a snapshot stays valid while other threads add words."""
+
+    __slots__ = ("columns", "count", "hashes", "sizes", "starts", "values")
+
+    def __init__(self, words: _Words) -> None:
+        self.count = words.count
+        self.hashes = words.hashes
+        self.starts = words.starts
+        self.sizes = words.sizes
+        self.columns = words.columns
+        self.values = words.values
+
+
 class _Words:
-    """Per-word sparse feature rows and 64-bit word hashes, computed once per process."""
+    """Per-word sparse feature rows and 64-bit word hashes, computed once per process.
+
+    Word ``i``'s row is ``columns``/``values`` from ``starts[i]`` for ``sizes[i]`` entries;
+    ``hashes[i]`` is its 64-bit word hash (bigram buckets mix two of them)."""
 
     def __init__(self) -> None:
-        self.index: dict[str, int] = {}
-        self.hashes: list[int] = []
-        self.rows: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]] = []
         self.lock = threading.Lock()
+        self.grams: dict[str, int] = {}
+        self._reset()
 
-    def ids(self, words: set[str]) -> dict[str, int]:
+    def _reset(self) -> None:
+        self.index: dict[str, int] = {}
+        self.count = 0
+        self.used = 0
+        self.hashes = np.zeros(1024, dtype=np.uint64)
+        self.starts = np.zeros(1024, dtype=np.int64)
+        self.sizes = np.zeros(1024, dtype=np.int64)
+        self.columns = np.zeros(1 << 14, dtype=np.int64)
+        self.values = np.zeros(1 << 14, dtype=np.float64)
+
+    def lookup(self, words: list[str]) -> tuple[npt.NDArray[np.int64], _Snapshot]:
+        """Cache ids of ``words`` (adding the new ones) with a snapshot of the cache."""
         with self.lock:
-            if len(self.index) + len(words) > _CACHE_WORDS:
-                self.index.clear()
-                self.hashes.clear()
-                self.rows.clear()
-            for word in words:
-                if word not in self.index:
-                    self.index[word] = len(self.rows)
-                    self._add(word)
-            return {w: self.index[w] for w in words}
+            try:
+                ids = np.fromiter(
+                    map(self.index.__getitem__, words), dtype=np.int64, count=len(words)
+                )
+            except KeyError:
+                unique = dict.fromkeys(words)
+                new = [w for w in unique if w not in self.index]
+                if self.count + len(new) > _CACHE_WORDS:
+                    self._reset()
+                    new = list(unique)
+                self._add(new)
+                ids = np.fromiter(
+                    map(self.index.__getitem__, words), dtype=np.int64, count=len(words)
+                )
+            return ids, _Snapshot(self)
 
-    def _add(self, word: str) -> None:
-        weights: dict[int, float] = {}
-        value = _digest("w:" + word)
-        self.hashes.append(value)
-        index, sign = _bucket(value)
-        weights[index] = weights.get(index, 0.0) + sign
-        marked = f"<{word}>"
-        for n in CHAR_NGRAMS:
-            for i in range(len(marked) - n + 1):
-                index, sign = _bucket(_digest("c:" + marked[i : i + n]))
-                weights[index] = weights.get(index, 0.0) + sign * CHAR_WEIGHT
-        self.rows.append(
-            (
-                np.fromiter(weights.keys(), dtype=np.int64, count=len(weights)),
-                np.fromiter(weights.values(), dtype=np.float32, count=len(weights)),
-            )
+    def _add(self, words: list[str]) -> None:
+        grams = self.grams
+        marked = [f"<{w}>" for w in words]
+        per_word = [
+            [m[i : i + n] for n in CHAR_NGRAMS for i in range(len(m) - n + 1)] for m in marked
+        ]
+        all_grams = list(chain.from_iterable(per_word))
+        missing = [g for g in dict.fromkeys(all_grams) if g not in grams]
+        if len(grams) + len(missing) > _CACHE_GRAMS:
+            grams.clear()
+            missing = list(dict.fromkeys(all_grams))
+        for gram in missing:
+            grams[gram] = _packed(_digest("c:" + gram))
+        word_hashes = [_digest("w:" + w) for w in words]
+        # one entry per feature: (new word, packed bucket and sign, weight)
+        counts = np.fromiter((len(g) + 1 for g in per_word), dtype=np.int64, count=len(words))
+        codes = np.fromiter(
+            chain(map(_packed, word_hashes), map(grams.__getitem__, all_grams)),
+            dtype=np.int64,
+            count=len(words) + len(all_grams),
         )
+        owners = np.concatenate(
+            [
+                np.arange(len(words), dtype=np.int64),
+                np.repeat(np.arange(len(words), dtype=np.int64), counts - 1),
+            ]
+        )
+        weights = np.full(codes.size, CHAR_WEIGHT)
+        weights[: len(words)] = 1.0
+        weights *= np.where(codes >= _SIGN_BIT, 1.0, -1.0)
+        keys, inverse = np.unique(owners * DIMENSIONS + codes % DIMENSIONS, return_inverse=True)
+        summed = np.bincount(inverse.ravel(), weights=weights, minlength=keys.size)
+        owner_of, column = np.divmod(keys, DIMENSIONS)
+        sizes = np.bincount(owner_of, minlength=len(words))
+        first, last = self.count, self.count + len(words)
+        if last > self.hashes.size:
+            grow = max(last, 2 * self.hashes.size)
+            self.hashes = _grown(self.hashes, grow)
+            self.starts = _grown(self.starts, grow)
+            self.sizes = _grown(self.sizes, grow)
+        end = self.used + keys.size
+        if end > self.columns.size:
+            grow = max(end, 2 * self.columns.size)
+            self.columns = _grown(self.columns, grow)
+            self.values = _grown(self.values, grow)
+        self.hashes[first:last] = np.array(word_hashes, dtype=np.uint64)
+        self.sizes[first:last] = sizes
+        self.starts[first:last] = self.used + np.cumsum(sizes) - sizes
+        self.columns[self.used : end] = column
+        self.values[self.used : end] = summed
+        for offset, word in enumerate(words):
+            self.index[word] = first + offset
+        self.count, self.used = last, end
+
+
+def _grown(array: npt.NDArray[_Item], size: int) -> npt.NDArray[_Item]:
+    bigger: npt.NDArray[_Item] = np.zeros(size, dtype=array.dtype)
+    bigger[: array.size] = array
+    return bigger
 
 
 _WORDS = _Words()
@@ -101,63 +209,53 @@ def hash_matrix(texts: Sequence[str]) -> npt.NDArray[np.float32]:
     out = np.zeros((count, DIMENSIONS), dtype=np.float32)
     if count == 0:
         return out
-    tokenised = [_WORD.findall(text.lower()) for text in texts]
-    local: dict[str, int] = {}
-    flat = np.array(
-        [local.setdefault(w, len(local)) for words in tokenised for w in words], dtype=np.int64
-    )
-    vocab = _WORDS.ids(set(local))
-    global_ids = np.fromiter((vocab[w] for w in local), dtype=np.int64, count=len(local))
-    lengths = np.fromiter((len(words) for words in tokenised), dtype=np.int64, count=count)
-    rows = np.repeat(np.arange(count, dtype=np.int64), lengths)
-    if flat.size:
+    tokenised = [_tokens(text) for text in texts]
+    words = list(chain.from_iterable(tokenised))
+    if words:
+        ids, cache = _WORDS.lookup(words)
+        vocabulary = cache.count
+        lengths = np.fromiter(map(len, tokenised), dtype=np.int64, count=count)
+        rows = np.repeat(np.arange(count, dtype=np.int64), lengths)
         # damped counts of each (text, word), times the words' feature rows
-        combined = rows * len(local) + flat
-        if count * len(local) <= _DENSE_COUNTS:  # counting beats sorting while it fits
-            tf_all = np.bincount(combined, minlength=count * len(local))
-            keys = np.flatnonzero(tf_all)
-            tf = tf_all[keys]
-        else:
-            keys, tf = np.unique(combined, return_counts=True)
-        damp = (1.0 + np.log(tf)).astype(np.float32)
-        text_of, word_of = np.divmod(keys, len(local))
-        ptr, index, values = _feature_rows(global_ids)
+        keys, tf = _counts(rows * vocabulary + ids, count * vocabulary)
+        damp = 1.0 + np.log(tf)
+        text_of, word_of = np.divmod(keys, vocabulary)
         # every (text, word) pair adds its damped word row: gather the rows' entries
-        sizes = ptr[word_of + 1] - ptr[word_of]
-        starts = np.repeat(ptr[word_of] - np.cumsum(sizes) + sizes, sizes)
-        entries = starts + np.arange(int(sizes.sum()), dtype=np.int64)
-        flat_index = np.repeat(text_of, sizes) * DIMENSIONS + index[entries]
-        weights = np.repeat(damp, sizes) * values[entries]
-        out += (
-            np.bincount(flat_index, weights=weights, minlength=out.size)
-            .reshape(out.shape)
-            .astype(np.float32)
-        )
-        # bigrams: adjacent words within one text
+        sizes = cache.sizes[word_of]
+        ends = np.cumsum(sizes)
+        entries = np.repeat(cache.starts[word_of] - ends + sizes, sizes)
+        entries += np.arange(entries.size, dtype=np.int64)
+        flat_index = np.repeat(text_of * DIMENSIONS, sizes)
+        flat_index += cache.columns[entries]
+        weights = cache.values[entries]
+        weights *= np.repeat(damp, sizes)
+        # bigrams: adjacent words within one text, counted per (text, first, second)
         same = rows[1:] == rows[:-1]
         if same.any():
-            with _WORDS.lock:
-                hashes = np.array([_WORDS.hashes[int(i)] for i in global_ids], dtype=np.uint64)
-            first, second = hashes[flat[:-1][same]], hashes[flat[1:][same]]
+            pair_rows = rows[1:][same]
+            firsts, seconds = ids[:-1][same], ids[1:][same]
+            span = count * vocabulary * vocabulary
+            if span < 1 << 62:
+                pair_keys, tf2 = _counts(
+                    (pair_rows * vocabulary + firsts) * vocabulary + seconds, span
+                )
+                pair_text, pair = np.divmod(pair_keys, vocabulary * vocabulary)
+                first_of, second_of = np.divmod(pair, vocabulary)
+            else:  # keys would overflow: count the triples themselves
+                triples, tf2 = np.unique(
+                    np.stack([pair_rows, firsts, seconds], axis=1), axis=0, return_counts=True
+                )
+                pair_text, first_of, second_of = triples.T
             with np.errstate(over="ignore"):
-                mixed = (first * _MIX) ^ second
+                mixed = (cache.hashes[first_of] * _MIX) ^ cache.hashes[second_of]
                 mixed ^= mixed >> np.uint64(31)
                 mixed *= _MIX2
                 mixed ^= mixed >> np.uint64(29)
-            pair_rows = rows[1:][same]
-            with np.errstate(over="ignore"):  # one key per (text, bigram)
-                keyed = mixed ^ (pair_rows.astype(np.uint64) * _MIX2)
-            _, at, tf2 = np.unique(keyed, return_index=True, return_counts=True)
-            bigram = mixed[at]
-            buckets = (bigram % np.uint64(DIMENSIONS)).astype(np.int64)
-            signs = np.where(bigram >> np.uint64(63), 1.0, -1.0).astype(np.float32)
-            weights = signs * (1.0 + np.log(tf2)).astype(np.float32)
-            flat_index = pair_rows[at] * DIMENSIONS + buckets
-            out += (
-                np.bincount(flat_index, weights=weights, minlength=out.size)
-                .reshape(out.shape)
-                .astype(np.float32)
-            )
+            buckets = (mixed % np.uint64(DIMENSIONS)).astype(np.int64)
+            signs = np.where(mixed >> np.uint64(63), 1.0, -1.0)
+            flat_index = np.concatenate([flat_index, pair_text * DIMENSIONS + buckets])
+            weights = np.concatenate([weights, signs * (1.0 + np.log(tf2))])
+        out += np.bincount(flat_index, weights=weights, minlength=out.size).reshape(out.shape)
     norms = np.linalg.norm(out, axis=1)
     empty = norms == 0
     if empty.any():  # no words, or every feature cancelled out: fall back to the marker
@@ -169,16 +267,18 @@ def hash_matrix(texts: Sequence[str]) -> npt.NDArray[np.float32]:
     return out
 
 
-def _feature_rows(
-    global_ids: npt.NDArray[np.int64],
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float32]]:
-    """The given cached words' sparse rows as CSR arrays: (row starts + end, columns, values)."""
-    with _WORDS.lock:
-        parts = [_WORDS.rows[int(i)] for i in global_ids]
-    sizes = np.fromiter((p[0].size for p in parts), dtype=np.int64, count=len(parts))
-    ptr = np.zeros(len(parts) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=ptr[1:])
-    return ptr, np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+def _counts(
+    keys: npt.NDArray[np.int64], span: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The distinct ``keys`` (sorted) and how often each occurs; all keys are below
+    ``span``: counting by ``bincount`` beats sorting while that array stays small."""
+    if span <= max(_DENSE_MIN, _DENSE_PER_KEY * keys.size):
+        all_counts = np.bincount(keys, minlength=span)
+        distinct = np.flatnonzero(all_counts)
+        return distinct, all_counts[distinct]
+    ordered = np.sort(keys)
+    starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
+    return ordered[starts], np.diff(np.append(starts, ordered.size))
 
 
 def hash_vector(text: str) -> list[float]:
