@@ -10,7 +10,6 @@ from typing import Any, TypeVar
 import click
 
 from memls.core.config import ConfigError, check_configs, load_config
-from memls.core.workspace import discover_root
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -49,6 +48,8 @@ def resolve_root(root: Path | None) -> Path:
         if root is not None:
             base = root.resolve()
         else:
+            from memls.core.workspace import discover_root  # not needed with --root
+
             check_configs(Path.cwd())
             base = discover_root(Path.cwd()) or Path.cwd().resolve()
         load_config(base)

@@ -245,10 +245,10 @@ def search(
     if "numpy" not in sys.modules:
         # one query gains nothing from BLAS threads, which spin on a busy machine
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    from memls.core.recall import api
+    from memls.core.recall.query import search as run_search  # not api: no backfill imports
 
     try:
-        response = api.search(
+        response = run_search(
             resolve_root(root),
             query,
             mode=mode,

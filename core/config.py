@@ -10,9 +10,10 @@ import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memls.core.model import Severity
+if TYPE_CHECKING:
+    from memls.core.model import Severity
 
 
 class ConfigError(ValueError):
@@ -116,6 +117,8 @@ def _apply(base: Config, data: dict[str, Any], base_dir: Path, where: str) -> Co
                 items = [value] if isinstance(value, str) else list(value)
                 changes[norm] = tuple(str(v).strip().upper() for v in items if str(v).strip())
             elif norm == "severity":
+                from memls.core.model import Severity  # only a severity table needs it
+
                 changes[norm] = {
                     str(k).upper(): Severity.parse(str(v)) for k, v in dict(value).items()
                 }

@@ -21,9 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from memls.core.model import Document, FileKind
-from memls.core.parse import parse_text
+if TYPE_CHECKING:
+    from memls.core.model import Document, FileKind
 
 CHUNKER_REVISION = 4
 """Bumped when chunking changes (2, 3: transcript turns carry their neighbours as context;
@@ -210,6 +211,8 @@ def chunk_markdown(
     rel: str, text: str, kind: str, *, fallback_timestamp: str | None = None
 ) -> list[Chunk]:
     """Chunks of one Markdown memory file (``kind`` is a recall kind, e.g. ``"topic"``)."""
+    from memls.core.parse import parse_text  # not at import: a search needs no Markdown parser
+
     doc = parse_text(text, Path(rel))
     header = file_header(doc, rel)
     branch_field = doc.field("Branch")

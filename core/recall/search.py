@@ -14,7 +14,6 @@ import os
 import re
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from fnmatch import fnmatchcase
@@ -26,6 +25,8 @@ import numpy as np
 from memls.core.recall.chunking import normalize_timestamp
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     import numpy.typing as npt
 
     from memls.core.recall.store import RecallStore
@@ -47,6 +48,8 @@ def _pool() -> ThreadPoolExecutor:
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:
+            from concurrent.futures import ThreadPoolExecutor  # only huge stores score in threads
+
             _POOL = ThreadPoolExecutor(
                 max_workers=_workers(), thread_name_prefix="memls-recall-score"
             )
