@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from memls.core.recall.wordpiece import WordPiece
+
     FloatArray = npt.NDArray[np.float32]
 
 ENV_DIR = "MEMLS_MINILM_DIR"
@@ -39,6 +41,7 @@ _ERF_STEPS = 128  # erf table points per unit; a cubic Taylor step keeps the err
 _ERF_LIMIT = 6.0  # erf(6) == 1 to 2e-17
 _TOKEN_BUDGET = 4096  # tokens per packed batch: keeps each activation buffer under ~25 MB
 _GELU_SLICE = 16384
+_PLAIN_TOKENIZE_MAX = 4  # texts in one call up to which the plain-Python WordPiece tokenises
 _PACK_AFTER = 8  # texts in one call beyond which the weights are copied contiguous  # elements per GELU slice: its buffers stay in L2 cache
 
 
@@ -288,15 +291,11 @@ class MiniLM:
 
     def __init__(self, model_dir: Path) -> None:
         import numpy as np
-        from tokenizers import Tokenizer
 
         self.model_dir = model_dir
-        tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        # The shipped tokenizer.json pads and truncates to 128; sentence-transformers uses 256
-        # and pads per batch, which we do ourselves after grouping by length.
-        tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        tokenizer.no_padding()
-        self._tokenizer = tokenizer
+        self._library_tokenizer: Any = None  # ``tokenizers``, loaded on first use
+        self._wordpiece: WordPiece | None = None
+        self._wordpiece_tried = False
         weights = map_safetensors(model_dir / "model.safetensors")
 
         def get(name: str) -> FloatArray:
@@ -360,9 +359,44 @@ class MiniLM:
         )
         self._packed = True
 
+    @property
+    def _tokenizer(self) -> Any:
+        """The ``tokenizers`` library's tokenizer for ``tokenizer.json`` (built once)."""
+        if self._library_tokenizer is None:
+            from tokenizers import Tokenizer
+
+            tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
+            # The shipped tokenizer.json pads and truncates to 128; sentence-transformers uses
+            # 256 and pads per batch, which we do ourselves after grouping by length.
+            tokenizer.enable_truncation(max_length=MAX_TOKENS)
+            tokenizer.no_padding()
+            self._library_tokenizer = tokenizer
+        return self._library_tokenizer
+
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
-        """Word-piece ids with [CLS]/[SEP], truncated to 256 tokens."""
+        """Word-piece ids with [CLS]/[SEP], truncated to 256 tokens.
+
+        A few texts (a search's query) go through the plain-Python WordPiece, which gives
+        the same ids without loading ``tokenizers`` (~25 ms of a cold search); batches, and
+        any text it does not reproduce exactly, go through the library.
+        """
+        if len(texts) <= _PLAIN_TOKENIZE_MAX:
+            plain = self._plain_tokenizer()
+            if plain is not None:
+                found = [plain.ids(text) for text in texts]
+                if all(ids is not None for ids in found):
+                    return [ids for ids in found if ids is not None]
         return [encoding.ids for encoding in self._tokenizer.encode_batch(list(texts))]
+
+    def _plain_tokenizer(self) -> WordPiece | None:
+        if not self._wordpiece_tried:
+            from memls.core.recall.wordpiece import WordPiece
+
+            self._wordpiece = WordPiece.from_file(
+                self.model_dir / "tokenizer.json", max_length=MAX_TOKENS
+            )
+            self._wordpiece_tried = True
+        return self._wordpiece
 
     def encode(self, texts: Sequence[str], batch_size: int = 32) -> FloatArray:
         """Embed texts as unit-length float32 rows, in input order.
