@@ -37,6 +37,8 @@ TEXTS = [
     "日本語のテキスト と English mixed 123",
     "İstanbul ǅemal ＡＢＣ １２３ Ⅻ x²",
     "don’t can't it's l'été",
+    "first — second – third … fourth • fifth → sixth · seventh",  # marks made spaces
+    "café — “naïve” résumé…",  # marks made spaces, accents still on the regex path
     "Lunch menu: pasta with tomato sauce",
     "word " * 40 + "other " * 3,
 ]

@@ -45,6 +45,13 @@ _WORD = re.compile(r"\w+")
 _ASCII_WORDS = str.maketrans(
     {c: (chr(c).lower() if chr(c).isalnum() or chr(c) == "_" else " ") for c in range(128)}
 )
+# Non-word characters common in otherwise ASCII text (dashes, curly quotes, ellipsis, bullets,
+# arrows, no-break space): replaced by spaces, they leave the text on the ASCII path.
+_COMMON_MARKS = tuple(
+    mark
+    for mark in "\u2014\u2013\u2019\u2018\u201c\u201d\u2026\u00b7\u2022\u2192\u00a0"
+    if not _WORD.match(mark)
+)
 _CACHE_WORDS = 200_000
 _CACHE_GRAMS = 400_000
 _DENSE_MIN = 1 << 12
@@ -70,16 +77,13 @@ def _packed(value: int) -> int:
 
 def _tokens(text: str) -> list[str]:
     """The lower-cased ``\\w+`` words of ``text``."""
-    if text.isascii():
-        return text.translate(_ASCII_WORDS).split()
-    # ASCII separators first (cheap), then the regular expression on pieces that need it
-    words: list[str] = []
-    for piece in text.lower().translate(_ASCII_WORDS).split():
-        if piece.isascii():
-            words.append(piece)
-        else:
-            words.extend(_WORD.findall(piece))
-    return words
+    if not text.isascii():
+        for mark in _COMMON_MARKS:  # dashes and quotes alone should not cost the slow path
+            if mark in text:
+                text = text.replace(mark, " ")
+        if not text.isascii():
+            return _WORD.findall(text.lower())
+    return text.translate(_ASCII_WORDS).split()
 
 
 class _Snapshot:

@@ -457,22 +457,26 @@ class RecallStore:
         ).fetchone()
         return int(row[0])
 
-    def pending(self, collection_id: int, limit: int) -> list[tuple[str, str, dict[str, Any]]]:
-        """Up to ``limit`` chunks lacking a vector: ``(id, embed text, metadata)``."""
+    def pending(
+        self, collection_id: int, limit: int, after: int = 0
+    ) -> list[tuple[int, str, str, dict[str, Any]]]:
+        """Up to ``limit`` chunks lacking a vector, in row order from rowid ``after`` on:
+        ``(rowid, id, embed text, metadata)``. Passing the last rowid seen continues where
+        the previous batch ended instead of re-scanning every embedded row before it."""
         rows = self.db.execute(
-            "select id, header, text, kind, path, start_line, end_line, heading "
-            "from memls_chunks c where not exists "
+            "select rid, id, header, text, kind, path, start_line, end_line, heading "
+            "from memls_chunks c where rid > ? and not exists "
             "(select 1 from embeddings e where e.collection_id = ? and e.id = c.id) "
             "order by rid limit ?",
-            [collection_id, limit],
+            [after, collection_id, limit],
         ).fetchall()
-        out: list[tuple[str, str, dict[str, Any]]] = []
-        for cid, header, text, kind, path, start, end, heading in rows:
+        out: list[tuple[int, str, str, dict[str, Any]]] = []
+        for rid, cid, header, text, kind, path, start, end, heading in rows:
             embed = chunk_embed_text(kind, header, text)
             meta = {"kind": kind, "path": path, "start_line": start, "end_line": end}
             if heading:
                 meta["heading"] = heading
-            out.append((cid, embed, meta))
+            out.append((int(rid), cid, embed, meta))
         return out
 
     def put_embeddings(
@@ -508,44 +512,57 @@ class RecallStore:
         import numpy as np
 
         marks = ",".join("?" for _ in kinds)
-        stale = [
-            row[0]
+        stale = {
+            str(row[0])
             for row in self.db.execute(
                 f"select path from memls_files where kind in ({marks}) "
                 "and (vector is null or vector_model is not ?)",
                 [*kinds, model_id],
             ).fetchall()
-        ]
-        done = 0
-        wanted = set(stale)
+        }
+        if not stale:
+            return 0
+        # one pass over the chunks of those kinds, not one query per file; grouped here
+        # rather than by an ORDER BY (a temporary B-tree over every row)
         blobs_of: dict[str, list[bytes]] = {}
-        if wanted:  # one pass over the chunks of those kinds, not one query per file
-            for path, blob in self.db.execute(
-                "select c.path, e.embedding from memls_chunks c join embeddings e "
-                f"on e.collection_id = ? and e.id = c.id where c.kind in ({marks}) "
-                "order by c.path, c.rid",
-                [collection_id, *kinds],
-            ):
-                if path in wanted:
-                    blobs_of.setdefault(str(path), []).append(bytes(blob))
+        for path, blob in self.db.execute(
+            "select c.path, e.embedding from memls_chunks c join embeddings e "
+            f"on e.collection_id = ? and e.id = c.id where c.kind in ({marks})",
+            [collection_id, *kinds],
+        ):
+            if path in stale:
+                blobs_of.setdefault(path, []).append(blob)
+        updates: list[tuple[bytes, str, str]] = []
+        by_width: dict[int, list[tuple[str, list[bytes]]]] = {}
+        for path, blobs in blobs_of.items():  # a file's blobs must share one length
+            widths = {len(b) for b in blobs}
+            if len(widths) == 1:
+                by_width.setdefault(widths.pop(), []).append((path, blobs))
+        for width, groups in by_width.items():
+            if width == 0 or width % 4:
+                continue
+            joined = b"".join(b for _, blobs in groups for b in blobs)
+            unit = np.frombuffer(joined, dtype="<f4").reshape(-1, width // 4).astype(np.float32)
+            norms = np.sqrt(np.einsum("ij,ij->i", unit, unit))
+            unit /= np.where(norms == 0, 1, norms)[:, None]
+            counts = np.array([len(blobs) for _, blobs in groups], dtype=np.int64)
+            starts = np.cumsum(counts) - counts
+            means = np.zeros((len(groups), unit.shape[1]), dtype=np.float32)
+            for size in np.unique(counts):  # files with equally many chunks at once
+                which = np.flatnonzero(counts == size)
+                means[which] = unit[starts[which][:, None] + np.arange(size)].mean(axis=1)
+            lengths = np.sqrt(np.einsum("ij,ij->i", means, means))
+            keep = np.flatnonzero(lengths > 0)
+            encoded = (means[keep] / lengths[keep][:, None]).astype("<f4").tobytes()
+            updates.extend(
+                (encoded[n * width : (n + 1) * width], model_id, groups[g][0])
+                for n, g in enumerate(keep.tolist())
+            )
         with self.db.conn:
-            for path in stale:
-                blobs = blobs_of.get(path, [])
-                if not blobs or len({len(b) for b in blobs}) != 1:
-                    continue
-                matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), -1)
-                norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-                mean = (matrix / np.where(norms == 0, 1, norms)).mean(axis=0)
-                length = float(np.linalg.norm(mean))
-                if length == 0:
-                    continue
-                vector = (mean / length).astype("<f4").tobytes()
-                self.db.execute(
-                    "update memls_files set vector = ?, vector_model = ? where path = ?",
-                    [vector, model_id, path],
-                )
-                done += 1
-        return done
+            self.db.conn.executemany(
+                "update memls_files set vector = ?, vector_model = ? where path = ?", updates
+            )
+        return len(updates)
 
     def file_vectors(self, kinds: Sequence[str]) -> tuple[str | None, list[tuple[str, bytes]]]:
         """``(model, [(path, vector)])`` for files of ``kinds`` whose vector is current."""

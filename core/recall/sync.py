@@ -335,13 +335,16 @@ def _backfill_locked(
                 store.drop_vectors(collection_id)
                 store.set_meta("model_revision", revision)
             total = store.pending_count(collection_id)
+            after = 0
             while True:
                 if cancel is not None and cancel.is_set():
                     finished = False
                     break
-                batch = store.pending(collection_id, EMBED_BATCH)
-                if not batch:
+                pending = store.pending(collection_id, EMBED_BATCH, after)
+                if not pending:
                     break
+                after = pending[-1][0]
+                batch = [(cid, text, meta) for _, cid, text, meta in pending]
                 if progress is not None:
                     progress(embedded, total, "embed")
                 try:
