@@ -122,6 +122,7 @@ class RecallStore:
         self.db = Db(path)
         self._batching = False
         self._batch_changed = False
+        self._batch_vectors: tuple[int | None] | None = None
         self.db.execute("pragma busy_timeout = 30000")
         # WAL lets searches read while a backfill writes; NORMAL sync is safe under WAL
         # (a power cut may lose the last commit, never corrupt the file).
@@ -137,6 +138,7 @@ class RecallStore:
         back on error): per-file commits dominate a first backfill of thousands of files."""
         self._batching = True
         self._batch_changed = False
+        self._batch_vectors = None
         try:
             with self.db.conn:
                 yield
@@ -144,6 +146,23 @@ class RecallStore:
                     self.bump()  # once for the batch, inside its transaction
         finally:
             self._batching = False
+            self._batch_vectors = None
+
+    def _vectors_at(self) -> int | None:
+        """The collection id when it holds any vector (else None: no stray embedding rows
+        to clear); asked once per :meth:`batch`, whose sync calls add no vectors."""
+        if self._batching and self._batch_vectors is not None:
+            return self._batch_vectors[0]
+        cur = self.collection()
+        found = None
+        if cur is not None:
+            row = self.db.execute(
+                "select 1 from embeddings where collection_id = ? limit 1", [cur[0]]
+            ).fetchone()
+            found = cur[0] if row is not None else None
+        if self._batching:
+            self._batch_vectors = (found,)
+        return found
 
     def transaction(self) -> AbstractContextManager[object]:
         """The connection's transaction, or nothing inside :meth:`batch` (it commits)."""
@@ -354,8 +373,8 @@ class RecallStore:
         }
         wanted = {chunk.id for _, chunk in ordered}
         added = removed = kept = 0
+        inserts: list[tuple[Any, ...]] = []
         with self.transaction():
-            cur = self.collection()
             for chunk_id, (rid, _hash, _context) in existing.items():
                 if chunk_id not in wanted:
                     removed += self._delete_chunks("rid = ?", [rid])
@@ -384,17 +403,8 @@ class RecallStore:
                     continue
                 if old is not None:
                     removed += self._delete_chunks("rid = ?", [old[0]])
-                elif cur is not None:
-                    # an embedding row left by an interrupted run, or by hand
-                    self.db.execute(
-                        "delete from embeddings where collection_id = ? and id = ?",
-                        [cur[0], chunk.id],
-                    )
-                self.db.execute(
-                    "insert into memls_chunks (id, collection, kind, path, ordinal, start_line, "
-                    "end_line, heading, timestamp, session_id, branch, content_hash, header, text, "
-                    "context) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    [
+                inserts.append(
+                    (
                         chunk.id,
                         COLLECTION,
                         chunk.kind,
@@ -410,9 +420,23 @@ class RecallStore:
                         chunk.header,
                         chunk.text,
                         chunk.context,
-                    ],
+                    )
                 )
-                added += 1
+            if inserts:
+                vectors_at = self._vectors_at()
+                if vectors_at is not None:
+                    # embedding rows left by an interrupted run, or by hand
+                    self.db.conn.executemany(
+                        "delete from embeddings where collection_id = ? and id = ?",
+                        [(vectors_at, row[0]) for row in inserts],
+                    )
+                self.db.conn.executemany(
+                    "insert into memls_chunks (id, collection, kind, path, ordinal, "
+                    "start_line, end_line, heading, timestamp, session_id, branch, "
+                    "content_hash, header, text, context) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    inserts,
+                )
+                added = len(inserts)
             if file_state is not None:
                 self.put_file(file_state)
             if added or removed:
