@@ -11,8 +11,9 @@ import sqlite3
 from pathlib import Path
 
 import numpy as np
+import pytest
 
-from memls.core.recall import api
+from memls.core.recall import api, store
 from memls.core.recall.chunking import chunk_embed_text
 from memls.core.recall.hashmodel import hash_matrix
 
@@ -65,7 +66,11 @@ def _check_vectors(root: Path) -> None:
         )
 
 
-def test_hash_backfill_stores_plain_vectors_and_file_means(tmp_path: Path) -> None:
+@pytest.mark.parametrize("few_files", [500, 0], ids=["by-path", "full-scan"])
+def test_hash_backfill_stores_plain_vectors_and_file_means(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, few_files: int
+) -> None:
+    monkeypatch.setattr(store, "FEW_FILES", few_files)
     root = _root(tmp_path)
     result = api.backfill(root)
     assert result["model"] == "memls-hash"

@@ -35,6 +35,8 @@ from memls.core.recall.chunking import Chunk, chunk_embed_text
 COLLECTION = "memls"
 """The ``llm`` collection name (one per root; each root has its own database)."""
 DEFAULT_DB = Path(".memls") / "recall.db"
+FEW_FILES = 500
+"""Up to this many files needing a new file vector are read by path, more by a full scan."""
 
 SCHEMA = "memls.recall m002"
 """Recorded in ``memls_meta`` once the migrations ran; an equal marker (and the same ``llm``
@@ -549,10 +551,13 @@ class RecallStore:
         # one pass over the chunks of those kinds, not one query per file; grouped here
         # rather than by an ORDER BY (a temporary B-tree over every row)
         blobs_of: dict[str, list[bytes]] = {}
+        where, args = f"c.kind in ({marks})", list(kinds)
+        if len(stale) <= FEW_FILES:  # a few changed files: their rows by the path index
+            where, args = f"c.path in ({','.join('?' for _ in stale)})", sorted(stale)
         for path, blob in self.db.execute(
             "select c.path, e.embedding from memls_chunks c join embeddings e "
-            f"on e.collection_id = ? and e.id = c.id where c.kind in ({marks})",
-            [collection_id, *kinds],
+            f"on e.collection_id = ? and e.id = c.id where {where}",
+            [collection_id, *args],
         ):
             if path in stale:
                 blobs_of.setdefault(path, []).append(blob)
