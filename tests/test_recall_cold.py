@@ -32,6 +32,7 @@ print(json.dumps({
     "llm": "llm" in sys.modules,
     "sqlite_utils": "sqlite_utils" in sys.modules,
     "mapped": isinstance(index.matrix, __import__("numpy").memmap),
+    "metadata_read": index._meta is not None,
 }))
 """
 
@@ -53,7 +54,7 @@ def test_search_with_memls_hash_loads_no_llm_and_maps_the_saved_matrix(tmp_path:
     root = write_root(tmp_path, model="memls-hash")
     api.backfill(root)
     saved = sorted(p.name for p in (root / ".memls").glob("recall.db.vectors-*"))
-    assert len(saved) == 2  # the matrix and its row metadata, for the current generation
+    assert len(saved) == 3  # the matrix, its row ids and the rows' metadata, one generation
     seen = _probe(root)
     assert seen == {
         "mode": "hybrid",
@@ -61,6 +62,7 @@ def test_search_with_memls_hash_loads_no_llm_and_maps_the_saved_matrix(tmp_path:
         "llm": False,
         "sqlite_utils": False,
         "mapped": True,
+        "metadata_read": False,  # an unfiltered search needs no kinds, paths or times
     }
     assert seen["top"] is not None
 
@@ -92,3 +94,59 @@ def test_a_changed_store_replaces_the_saved_matrix_and_stale_files_are_ignored(
         assert fresh is not None
         assert not isinstance(fresh.matrix, np.memmap)
         assert fresh.size == rows
+
+
+FILTERS = [
+    engine.Filters(),
+    engine.Filters(kinds=("topic",)),
+    engine.Filters(kinds=("transcript", "log")),
+    engine.Filters(path_glob="memory"),
+    engine.Filters(path_glob="*.jsonl"),
+    engine.Filters(since="2026-01-01T00:00:00"),
+    engine.Filters(until="2030-01-01T00:00:00", kinds=("topic", "transcript")),
+]
+
+
+def _rankings(index: engine.VectorIndex, probes: np.ndarray) -> list[list[tuple[int, float]]]:
+    return [index.top(vector, 8, filters) for vector in probes for filters in FILTERS]
+
+
+def test_the_saved_index_filters_as_the_database_rows_do(tmp_path: Path) -> None:
+    """Lazily read metadata (from the saved file, or from SQLite once that file is gone, or
+    eagerly from a store saved before row ids had their own file) masks exactly as the
+    index read from the database rows."""
+    root = write_root(tmp_path, model="memls-hash")
+    api.backfill(root)
+    folder = root / ".memls"
+    with RecallStore(db_path_for(root)) as store:
+        current = store.collection()
+        assert current is not None
+        reference = engine._load(store, current[0])
+        probes = np.random.default_rng(3).standard_normal((4, reference.dimensions))
+        expected = _rankings(reference, probes)
+        assert any(expected[i] != expected[0] for i in range(1, len(FILTERS)))
+
+        engine.forget_cache()
+        lazy = engine.vector_index(store)
+        assert lazy is not None
+        assert lazy._meta is None
+        assert _rankings(lazy, probes) == expected
+
+        engine.forget_cache()
+        gone = engine.vector_index(store)
+        assert gone is not None
+        assert gone._meta is None
+        for meta in folder.glob("recall.db.vectors-*.meta.npz"):
+            meta.unlink()
+        assert _rankings(gone, probes) == expected
+
+        engine.forget_cache()
+        engine.save_index(store)  # all three files again
+        for rids in folder.glob("recall.db.vectors-*.rids"):
+            rids.unlink()  # as a store saved by an older memls
+        engine.forget_cache()
+        old = engine.vector_index(store)
+        assert old is not None
+        assert old._meta is not None
+        assert isinstance(old.matrix, np.memmap)
+        assert _rankings(old, probes) == expected

@@ -14,6 +14,7 @@ import os
 import re
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from fnmatch import fnmatchcase
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memls.core.recall.chunking import normalize_timestamp
+from memls.core.recall.space import Space, adapts, fit
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -190,8 +192,15 @@ def make_snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
 # --- semantic --------------------------------------------------------------------------------
 
 
+_Meta = tuple["npt.NDArray[np.str_]", "npt.NDArray[np.str_]", "npt.NDArray[np.str_]"]
+
+
 class VectorIndex:
-    """The collection's vectors as one normalised matrix plus metadata arrays for masking."""
+    """The collection's vectors as one normalised matrix plus metadata arrays for masking.
+
+    The metadata (kind, path and timestamp per row) is only needed by filters; an index
+    made with :meth:`lazy` reads it on first use, so an unfiltered search never does.
+    """
 
     def __init__(
         self,
@@ -202,12 +211,49 @@ class VectorIndex:
         matrix: npt.NDArray[np.float32],
     ) -> None:
         self.rids = rids
-        self.kinds = kinds
-        self.paths = paths
-        self.timestamps = timestamps
         self.matrix = matrix
+        self._meta: _Meta | None = (kinds, paths, timestamps)
+        self._read_meta: Callable[[], _Meta] | None = None
+        self._meta_lock = threading.Lock()
         self._path_cache: dict[str, npt.NDArray[np.bool_]] = {}
-        self._unique_paths, self._path_codes = np.unique(paths, return_inverse=True)
+        self._path_codes: tuple[npt.NDArray[np.str_], npt.NDArray[np.intp]] | None = None
+
+    @classmethod
+    def lazy(
+        cls,
+        rids: npt.NDArray[np.int64],
+        matrix: npt.NDArray[np.float32],
+        read_meta: Callable[[], _Meta],
+    ) -> VectorIndex:
+        """An index whose metadata ``read_meta`` gives when a filter first asks for it."""
+        empty = np.array([], dtype=str)
+        index = cls(rids, empty, empty, empty, matrix)
+        index._meta = None
+        index._read_meta = read_meta
+        return index
+
+    def _metadata(self) -> _Meta:
+        meta = self._meta
+        if meta is None:
+            with self._meta_lock:
+                if self._meta is None:
+                    assert self._read_meta is not None
+                    self._meta = self._read_meta()
+                    self._read_meta = None
+                meta = self._meta
+        return meta
+
+    @property
+    def kinds(self) -> npt.NDArray[np.str_]:
+        return self._metadata()[0]
+
+    @property
+    def paths(self) -> npt.NDArray[np.str_]:
+        return self._metadata()[1]
+
+    @property
+    def timestamps(self) -> npt.NDArray[np.str_]:
+        return self._metadata()[2]
 
     @property
     def size(self) -> int:
@@ -230,8 +276,11 @@ class VectorIndex:
             if filters.path_glob not in self._path_cache:
                 match = path_matcher(filters.path_glob)
                 assert match is not None
-                allowed = np.array([match(str(p)) for p in self._unique_paths], dtype=bool)
-                self._path_cache[filters.path_glob] = allowed[self._path_codes]
+                if self._path_codes is None:
+                    self._path_codes = np.unique(self.paths, return_inverse=True)
+                unique, codes = self._path_codes
+                allowed = np.array([match(str(p)) for p in unique], dtype=bool)
+                self._path_cache[filters.path_glob] = allowed[codes]
             mask = both(self._path_cache[filters.path_glob])
         if filters.since:
             mask = both(self.timestamps >= filters.since)
@@ -239,8 +288,11 @@ class VectorIndex:
             mask = both((self.timestamps <= filters.until) & (self.timestamps != ""))
         return mask
 
+    space: Space | None = None
+    """The adapted space the rows are in (:mod:`space`); the query is mapped into it."""
+
     def scores(self, vector: Sequence[float]) -> npt.NDArray[np.float32]:
-        """Cosine similarity of every row to ``vector``."""
+        """Cosine similarity of every row to ``vector`` (in :attr:`space` when set)."""
         query = np.asarray(vector, dtype=np.float32)
         norm = float(np.linalg.norm(query))
         if norm == 0 or query.shape[0] != self.dimensions:
@@ -248,6 +300,8 @@ class VectorIndex:
                 f"query vector has {query.shape[0]} dimensions, the store holds {self.dimensions}"
             )
         query = query / norm
+        if self.space is not None:
+            query = self.space.query(query)
         out = np.empty(self.size, dtype=np.float32)
         if self.size < _PARALLEL_ROWS:
             np.einsum("ij,j->i", self.matrix, query, out=out)
@@ -308,7 +362,7 @@ def vector_index(store: RecallStore) -> VectorIndex | None:
         cached = _CACHE.get(key)
         if cached is not None and cached[0] == generation and cached[1] == model:
             return cached[2]
-    index = _read_saved(store, generation, model) or _load(store, collection_id)
+    index = _read_saved(store, generation, model) or _adapted(_load(store, collection_id), model)
     with _CACHE_LOCK:
         _CACHE[key] = (generation, model, index)
     return index
@@ -320,15 +374,45 @@ def _saved_paths(store: RecallStore, generation: int, model: str) -> tuple[Path,
     return store.path.with_name(stem + ".npy"), store.path.with_name(stem + ".meta.npz")
 
 
+def _rids_path(matrix_path: Path) -> Path:
+    """The matrix's row ids (``.npy`` format; named apart from the one ``.npy``, the matrix)."""
+    return matrix_path.with_name(matrix_path.name.removesuffix(".npy") + ".rids")
+
+
+def _space_path(matrix_path: Path) -> Path:
+    """The adapted space's mean and transform (``.npy`` format, mean first, then the rows)."""
+    return matrix_path.with_name(matrix_path.name.removesuffix(".npy") + ".space")
+
+
+def _adapted(index: VectorIndex, model: str) -> VectorIndex:
+    """``index`` with its rows mapped into the store's adapted space, for models that use one."""
+    if not adapts(model) or index.size == 0:
+        return index
+    space = fit(index.matrix)
+    if space is None:
+        return index
+    index.matrix = space.rows(index.matrix)
+    index.space = space
+    return index
+
+
 def save_index(store: RecallStore) -> Path | None:
     """Write the current generation's normalised matrix beside the database (backfill does,
-    under its lock); older generations' files are removed. Returns the matrix file."""
+    under its lock): the matrix, its row ids, and the rows' metadata for filters. Older
+    generations' files are removed. Returns the matrix file."""
     current = store.collection()
     if current is None:
         return None
     generation = store.generation()
     matrix_path, meta_path = _saved_paths(store, generation, current[1])
-    if matrix_path.is_file() and meta_path.is_file():
+    rids_path = _rids_path(matrix_path)
+    space_path = _space_path(matrix_path)
+    if (
+        matrix_path.is_file()
+        and meta_path.is_file()
+        and rids_path.is_file()
+        and (space_path.is_file() or not adapts(current[1]))
+    ):
         return matrix_path
     index = vector_index(store)
     if index is None:
@@ -346,6 +430,11 @@ def save_index(store: RecallStore) -> Path | None:
             timestamps=index.timestamps,
         ),
     )
+    _write_atomic(rids_path, lambda handle: np.save(handle, index.rids, allow_pickle=False))
+    space = index.space
+    if space is not None:
+        packed = np.vstack([space.mean[None, :], space.transform]).astype(np.float32)
+        _write_atomic(space_path, lambda handle: np.save(handle, packed, allow_pickle=False))
     _write_atomic(matrix_path, lambda handle: np.save(handle, index.matrix, allow_pickle=False))
     return matrix_path
 
@@ -358,17 +447,73 @@ def _write_atomic(path: Path, write: Callable[[Any], None]) -> None:
 
 
 def _read_saved(store: RecallStore, generation: int, model: str) -> VectorIndex | None:
+    """The saved matrix, memory-mapped, and its row ids; the metadata only when a filter
+    needs it (a store saved before row ids had their own file reads it now)."""
     matrix_path, meta_path = _saved_paths(store, generation, model)
     try:
         matrix = np.load(matrix_path, mmap_mode="r", allow_pickle=False)
-        with np.load(meta_path, allow_pickle=False) as meta:
-            rids, kinds = meta["rids"], meta["kinds"]
-            paths, timestamps = meta["paths"], meta["timestamps"]
+        try:
+            rids = np.load(_rids_path(matrix_path), allow_pickle=False)
+            meta: _Meta | None = None
+        except FileNotFoundError:
+            with np.load(meta_path, allow_pickle=False) as saved:
+                rids = saved["rids"]
+                meta = (saved["kinds"], saved["paths"], saved["timestamps"])
     except (OSError, ValueError, KeyError):
         return None
     if matrix.ndim != 2 or matrix.shape[0] != rids.shape[0] or matrix.dtype != np.float32:
         return None
-    return VectorIndex(rids, kinds, paths, timestamps, matrix)
+    if rids.ndim != 1 or rids.dtype != np.int64:
+        return None
+    space: Space | None = None
+    if adapts(model):
+        space = _read_space(_space_path(matrix_path), matrix.shape[1])
+        if space is None:  # saved before the adapted space existed: refit from the database
+            return None
+    if meta is not None:
+        index = VectorIndex(rids, *meta, matrix)
+    else:
+        db = store.path
+        index = VectorIndex.lazy(rids, matrix, lambda: _saved_meta(meta_path, db, rids))
+    index.space = space
+    return index
+
+
+def _read_space(path: Path, dims: int) -> Space | None:
+    try:
+        packed = np.load(path, allow_pickle=False)
+    except (OSError, ValueError):
+        return None
+    if packed.shape != (dims + 1, dims) or packed.dtype != np.float32:
+        return None
+    return Space(packed[0], packed[1:])
+
+
+def _saved_meta(meta_path: Path, db: Path, rids: npt.NDArray[np.int64]) -> _Meta:
+    """Kinds, paths and timestamps of ``rids`` from the saved file, or from the database
+    when that file went away (a newer backfill replaced it after the matrix was mapped)."""
+    try:
+        with np.load(meta_path, allow_pickle=False) as saved:
+            meta = (saved["kinds"], saved["paths"], saved["timestamps"])
+        if all(column.shape == rids.shape for column in meta):
+            return meta
+    except (OSError, ValueError, KeyError):
+        pass
+    import sqlite3
+
+    with closing(sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)) as conn:
+        rows = {
+            int(row[0]): row[1:]
+            for row in conn.execute(
+                "select rid, kind, path, coalesce(timestamp, '') from memls_chunks"
+            )
+        }
+    found = [rows.get(int(rid), ("", "", "")) for rid in rids]
+    return (
+        np.array([row[0] for row in found], dtype=str),
+        np.array([row[1] for row in found], dtype=str),
+        np.array([row[2] for row in found], dtype=str),
+    )
 
 
 def forget_cache() -> None:
