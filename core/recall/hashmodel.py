@@ -53,12 +53,13 @@ _COMMON_MARKS = tuple(
     if not _WORD.match(mark)
 )
 _CACHE_WORDS = 200_000
-_CACHE_GRAMS = 400_000
+_CACHE_GRAMS = 250_000  # ~25 MB at most; one shared int object per packed code
 _DENSE_MIN = 1 << 12
 _DENSE_PER_KEY = 16  # bincount over at most this many slots per key, else sort
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _MIX2 = np.uint64(0xBF58476D1CE4E5B9)
 _SIGN_BIT = DIMENSIONS  # a packed feature: its bucket, plus this when its sign is +1
+_CODES = list(range(2 * DIMENSIONS))
 
 
 def _digest(feature: str) -> int:
@@ -72,7 +73,7 @@ def _bucket(value: int) -> tuple[int, float]:
 
 
 def _packed(value: int) -> int:
-    return value % DIMENSIONS + (_SIGN_BIT if value >> 63 else 0)
+    return _CODES[value % DIMENSIONS + (_SIGN_BIT if value >> 63 else 0)]
 
 
 def _tokens(text: str) -> list[str]:
