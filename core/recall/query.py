@@ -6,7 +6,8 @@ the reason); the ranking work itself lives in ``search`` (the engine).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -127,17 +128,30 @@ def search(
         reason = ""
         current = store.collection()
         model_id = current[1] if current else None
+        late = pool > limit  # candidates beyond the results: snippets only for the final few
+        early: _Background | None = None
+        if mode == "hybrid":
+            # BM25 runs on its own connection while the model loads and embeds the query
+            # (SQLite and the matrix products release the GIL): a cold search waits for
+            # the slower of the two, not their sum.
+            early = _Background(
+                lambda: _text_on_own_connection(db, query, filters, pool, snippets=not late)
+            )
         if mode != "text":
             vector, reason = _query_vector(store, query, config, model, db)
         sem_hits: list[engine.Hit] = []
         text_hits: list[engine.Hit] = []
-        late = pool > limit  # candidates beyond the results: snippets only for the final few
         if vector is not None:
             sem_hits = engine.semantic(
                 store, vector, query=query, filters=filters, limit=pool, snippets=not late
             )
         if mode in {"text", "hybrid"} or vector is None:
-            text_hits = engine.text(store, query, filters=filters, limit=pool, snippets=not late)
+            found = early.result() if early is not None else None
+            text_hits = (
+                found
+                if found is not None
+                else engine.text(store, query, filters=filters, limit=pool, snippets=not late)
+            )
         if vector is None:
             ran, hits = "text", text_hits
         elif mode == "semantic":
@@ -176,6 +190,34 @@ def search(
         )
     finally:
         store.close()
+
+
+class _Background:
+    """One call run on a thread; :meth:`result` waits for it (None if it raised: the
+    caller then does the work itself, so errors surface as they would without it)."""
+
+    def __init__(self, call: Callable[[], list[engine.Hit]]) -> None:
+        self._call = call
+        self._result: list[engine.Hit] | None = None
+        self._thread = threading.Thread(target=self._run, name="memls-recall-text", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._result = self._call()
+        except Exception:  # redone on the caller's thread, which reports it
+            self._result = None
+
+    def result(self) -> list[engine.Hit] | None:
+        self._thread.join()
+        return self._result
+
+
+def _text_on_own_connection(
+    db: Path, query: str, filters: engine.Filters, limit: int, *, snippets: bool
+) -> list[engine.Hit]:
+    with RecallStore(db, create=False) as own:
+        return engine.text(own, query, filters=filters, limit=limit, snippets=snippets)
 
 
 def _query_vector(

@@ -1,0 +1,81 @@
+"""The cold path's shortcuts give the same responses as the plain serial path: hybrid search
+runs BM25 on a thread of its own while the query is embedded, and falls back to running it
+itself when that thread fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memls.core.recall import api, query
+from memls.core.recall import search as engine
+from tests.recall_fixtures.roots import write_root
+
+QUERIES = [
+    "why did the seedlings wilt",
+    "parser tables line numbers",
+    "compost",
+    "recall fallback decision",
+    "what did we decide about the drip line timer?",
+]
+OPTIONS: list[dict[str, Any]] = [
+    {},
+    {"limit": 2},
+    {"kinds": ("topic", "log")},
+    {"path_glob": "memory"},
+    {"since": "2026-11-01"},
+    {"mmr": True},
+]
+
+
+class _Serial:
+    """Runs the call at once on the caller's thread (the path without the thread)."""
+
+    def __init__(self, call: Any) -> None:
+        self._value = call()
+
+    def result(self) -> Any:
+        return self._value
+
+
+def _responses(root: Path) -> list[dict[str, Any]]:
+    out = []
+    for text in QUERIES:
+        for options in OPTIONS:
+            engine.forget_cache()
+            out.append(api.search(root, text, mode="hybrid", **options).to_dict())
+    return out
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = write_root(tmp_path, model="memls-hash")
+    api.backfill(root)
+    return root
+
+
+def test_hybrid_with_text_on_its_own_thread_equals_the_serial_path(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    threaded = _responses(root)
+    assert any(r["results"] for r in threaded)
+    assert all(r["mode"] == "hybrid" for r in threaded)
+    monkeypatch.setattr(query, "_Background", _Serial)
+    assert _responses(root) == threaded
+
+
+def test_a_failing_text_thread_is_redone_on_the_callers_thread(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = _responses(root)
+    calls: list[str] = []
+
+    def broken(*args: object, **kwargs: object) -> list[engine.Hit]:
+        calls.append("thread")
+        raise RuntimeError("database is locked")
+
+    monkeypatch.setattr(query, "_text_on_own_connection", broken)
+    assert _responses(root) == expected
+    assert len(calls) == len(expected)
