@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memls.core.recall.chunking import normalize_timestamp
+from memls.core.recall.space import Space, adapts, fit
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -287,8 +288,11 @@ class VectorIndex:
             mask = both((self.timestamps <= filters.until) & (self.timestamps != ""))
         return mask
 
+    space: Space | None = None
+    """The adapted space the rows are in (:mod:`space`); the query is mapped into it."""
+
     def scores(self, vector: Sequence[float]) -> npt.NDArray[np.float32]:
-        """Cosine similarity of every row to ``vector``."""
+        """Cosine similarity of every row to ``vector`` (in :attr:`space` when set)."""
         query = np.asarray(vector, dtype=np.float32)
         norm = float(np.linalg.norm(query))
         if norm == 0 or query.shape[0] != self.dimensions:
@@ -296,6 +300,8 @@ class VectorIndex:
                 f"query vector has {query.shape[0]} dimensions, the store holds {self.dimensions}"
             )
         query = query / norm
+        if self.space is not None:
+            query = self.space.query(query)
         out = np.empty(self.size, dtype=np.float32)
         if self.size < _PARALLEL_ROWS:
             np.einsum("ij,j->i", self.matrix, query, out=out)
@@ -356,7 +362,7 @@ def vector_index(store: RecallStore) -> VectorIndex | None:
         cached = _CACHE.get(key)
         if cached is not None and cached[0] == generation and cached[1] == model:
             return cached[2]
-    index = _read_saved(store, generation, model) or _load(store, collection_id)
+    index = _read_saved(store, generation, model) or _adapted(_load(store, collection_id), model)
     with _CACHE_LOCK:
         _CACHE[key] = (generation, model, index)
     return index
@@ -373,6 +379,23 @@ def _rids_path(matrix_path: Path) -> Path:
     return matrix_path.with_name(matrix_path.name.removesuffix(".npy") + ".rids")
 
 
+def _space_path(matrix_path: Path) -> Path:
+    """The adapted space's mean and transform (``.npy`` format, mean first, then the rows)."""
+    return matrix_path.with_name(matrix_path.name.removesuffix(".npy") + ".space")
+
+
+def _adapted(index: VectorIndex, model: str) -> VectorIndex:
+    """``index`` with its rows mapped into the store's adapted space, for models that use one."""
+    if not adapts(model) or index.size == 0:
+        return index
+    space = fit(index.matrix)
+    if space is None:
+        return index
+    index.matrix = space.rows(index.matrix)
+    index.space = space
+    return index
+
+
 def save_index(store: RecallStore) -> Path | None:
     """Write the current generation's normalised matrix beside the database (backfill does,
     under its lock): the matrix, its row ids, and the rows' metadata for filters. Older
@@ -383,7 +406,13 @@ def save_index(store: RecallStore) -> Path | None:
     generation = store.generation()
     matrix_path, meta_path = _saved_paths(store, generation, current[1])
     rids_path = _rids_path(matrix_path)
-    if matrix_path.is_file() and meta_path.is_file() and rids_path.is_file():
+    space_path = _space_path(matrix_path)
+    if (
+        matrix_path.is_file()
+        and meta_path.is_file()
+        and rids_path.is_file()
+        and (space_path.is_file() or not adapts(current[1]))
+    ):
         return matrix_path
     index = vector_index(store)
     if index is None:
@@ -402,6 +431,10 @@ def save_index(store: RecallStore) -> Path | None:
         ),
     )
     _write_atomic(rids_path, lambda handle: np.save(handle, index.rids, allow_pickle=False))
+    space = index.space
+    if space is not None:
+        packed = np.vstack([space.mean[None, :], space.transform]).astype(np.float32)
+        _write_atomic(space_path, lambda handle: np.save(handle, packed, allow_pickle=False))
     _write_atomic(matrix_path, lambda handle: np.save(handle, index.matrix, allow_pickle=False))
     return matrix_path
 
@@ -432,10 +465,28 @@ def _read_saved(store: RecallStore, generation: int, model: str) -> VectorIndex 
         return None
     if rids.ndim != 1 or rids.dtype != np.int64:
         return None
+    space: Space | None = None
+    if adapts(model):
+        space = _read_space(_space_path(matrix_path), matrix.shape[1])
+        if space is None:  # saved before the adapted space existed: refit from the database
+            return None
     if meta is not None:
-        return VectorIndex(rids, *meta, matrix)
-    db = store.path
-    return VectorIndex.lazy(rids, matrix, lambda: _saved_meta(meta_path, db, rids))
+        index = VectorIndex(rids, *meta, matrix)
+    else:
+        db = store.path
+        index = VectorIndex.lazy(rids, matrix, lambda: _saved_meta(meta_path, db, rids))
+    index.space = space
+    return index
+
+
+def _read_space(path: Path, dims: int) -> Space | None:
+    try:
+        packed = np.load(path, allow_pickle=False)
+    except (OSError, ValueError):
+        return None
+    if packed.shape != (dims + 1, dims) or packed.dtype != np.float32:
+        return None
+    return Space(packed[0], packed[1:])
 
 
 def _saved_meta(meta_path: Path, db: Path, rids: npt.NDArray[np.int64]) -> _Meta:
