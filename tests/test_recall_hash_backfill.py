@@ -7,6 +7,7 @@ interrupted run (vectors missing here and there, not only at the end) is complet
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -76,6 +77,32 @@ def test_hash_backfill_stores_plain_vectors_and_file_means(
     assert result["model"] == "memls-hash"
     assert result["embedded"] == result["chunks_added"] > 30
     _check_vectors(root)
+
+
+def test_batched_chunk_inserts_keep_the_text_index_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunk rows go in by multi-row statements (several per file batch here): the FTS
+    index must still hold every row, exactly as a per-row insert would leave it."""
+    monkeypatch.setattr(store, "INSERT_ROWS", 7)
+    root = _root(tmp_path, files=40)
+    api.backfill(root)
+    conn = _conn(root)
+    try:
+        conn.execute("insert into memls_fts (memls_fts, rank) values ('integrity-check', 1)")
+        rows = conn.execute("select rid, text, path, ordinal from memls_chunks").fetchall()
+        for word in ("parser", "cache", "b17"):
+            found = {
+                r[0]
+                for r in conn.execute(
+                    "select rowid from memls_fts where memls_fts match ?", [f"text : {word}"]
+                )
+            }
+            assert found == {r[0] for r in rows if word in re.findall(r"\w+", str(r[1]))}, word
+        ordered = [(r[2], r[3]) for r in sorted(rows)]  # row order = file order, then chunk order
+    finally:
+        conn.close()
+    assert ordered == sorted(ordered)
 
 
 def test_interrupted_hash_backfill_is_completed(tmp_path: Path) -> None:

@@ -37,6 +37,14 @@ COLLECTION = "memls"
 DEFAULT_DB = Path(".memls") / "recall.db"
 FEW_FILES = 500
 """Up to this many files needing a new file vector are read by path, more by a full scan."""
+INSERT_ROWS = 500
+"""Chunk rows per insert statement (fewer where SQLite allows fewer bound variables)."""
+_INSERT_CHUNKS = (
+    "insert into memls_chunks (id, collection, kind, path, ordinal, start_line, end_line, "
+    "heading, timestamp, session_id, branch, content_hash, header, text, context) values "
+)
+_CHUNK_COLUMNS = 15
+_ROW_MARKS = "(" + ",".join("?" * _CHUNK_COLUMNS) + ")"
 
 SCHEMA = "memls.recall m002"
 """Recorded in ``memls_meta`` once the migrations ran; an equal marker (and the same ``llm``
@@ -125,6 +133,7 @@ class RecallStore:
         self._batching = False
         self._batch_changed = False
         self._batch_vectors: tuple[int | None] | None = None
+        self._batch_rows: list[tuple[Any, ...]] = []
         self.db.execute("pragma busy_timeout = 30000")
         # WAL lets searches read while a backfill writes; NORMAL sync is safe under WAL
         # (a power cut may lose the last commit, never corrupt the file).
@@ -141,14 +150,37 @@ class RecallStore:
         self._batching = True
         self._batch_changed = False
         self._batch_vectors = None
+        self._batch_rows = []
         try:
             with self.db.conn:
                 yield
+                self.flush()
                 if self._batch_changed:
                     self.bump()  # once for the batch, inside its transaction
         finally:
             self._batching = False
             self._batch_vectors = None
+            self._batch_rows = []
+
+    def flush(self) -> None:
+        """Insert the chunk rows a :meth:`batch` has queued so far (still uncommitted)."""
+        rows, self._batch_rows = self._batch_rows, []
+        if rows:
+            self._insert_chunks(rows)
+
+    def _insert_chunks(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Insert chunk rows, up to ``INSERT_ROWS`` per statement.
+
+        FTS5 writes its pending index out at the start of every statement that changes it
+        (a savepoint), so one statement per chunk row leaves one tiny index segment per row
+        to merge again: multi-row statements made the FTS part of a first backfill 3x
+        cheaper."""
+        limit = self.db.conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+        per = max(1, min(INSERT_ROWS, limit // _CHUNK_COLUMNS))
+        for start in range(0, len(rows), per):
+            part = rows[start : start + per]
+            marks = ",".join([_ROW_MARKS] * len(part))
+            self.db.execute(_INSERT_CHUNKS + marks, [value for row in part for value in row])
 
     def _vectors_at(self) -> int | None:
         """The collection id when it holds any vector (else None: no stray embedding rows
@@ -432,12 +464,12 @@ class RecallStore:
                         "delete from embeddings where collection_id = ? and id = ?",
                         [(vectors_at, row[0]) for row in inserts],
                     )
-                self.db.conn.executemany(
-                    "insert into memls_chunks (id, collection, kind, path, ordinal, "
-                    "start_line, end_line, heading, timestamp, session_id, branch, "
-                    "content_hash, header, text, context) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    inserts,
-                )
+                if self._batching:  # inserted with other files' rows (see _insert_chunks)
+                    self._batch_rows.extend(inserts)
+                    if len(self._batch_rows) >= INSERT_ROWS:
+                        self.flush()
+                else:
+                    self._insert_chunks(inserts)
                 added = len(inserts)
             if file_state is not None:
                 self.put_file(file_state)

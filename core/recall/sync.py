@@ -250,6 +250,7 @@ def _sync_sources(
                         _sync_markdown(store, src, st, row, tally)
                 except OSError as exc:
                     tally.errors.append(f"{src.rel}: {exc}")
+            store.flush()
             crash_point()  # crash tests kill here: a batch written, not yet committed
     if todo:
         store.db.conn.commit()
