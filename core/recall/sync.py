@@ -4,8 +4,10 @@ Sources are topic files, checkpoints, the handoff, LOG.md and transcripts. A Mar
 is re-chunked when its bytes changed; a transcript is read from where the last backfill
 stopped (a guard hash of the bytes before that point detects rewrites), re-reading its last
 turn so a reply that was still being written is completed. Chunk rows, FTS entries and
-file state change in one transaction per file; embedding then fills in every chunk that
-lacks a vector, in batches, so a cancelled run loses nothing.
+file state change in one transaction per batch of ``BATCH_FILES`` files (new chunk rows go
+in by multi-row statements, see ``RecallStore._insert_chunks``); embedding then fills in
+every chunk that lacks a vector, batch after batch in row order, each batch committed, so a
+cancelled run loses nothing.
 """
 
 from __future__ import annotations
