@@ -208,23 +208,43 @@ def _gelu_coefficients() -> tuple[list[Any], Any]:
     return _gelu_q[0], _gelu_q[1]
 
 
-def _erf_tanh_polynomial() -> list[Any]:
-    """Coefficients (lowest first, in z*z) of P with tanh(z * P(z*z)) ~= erf(z), |z| <= 3.9.
+_ERF_TANH_COEFFICIENTS = (
+    1.128380298614502,
+    0.10275702178478241,
+    -0.0001624428987270221,
+    -0.0006464551552198827,
+    9.850284550338984e-05,
+    -7.771746822982095e-06,
+    3.263218957272329e-07,
+    -5.70845593017566e-09,
+)
+""":func:`_fit_erf_tanh_polynomial`'s float32 coefficients, kept so a process does not pay
+~4 ms (numpy.polynomial and the fit) before its first GELU; a test pins them to the fit."""
 
-    A Chebyshev least-squares fit of atanh(erf(z)) / z, weighted by 1 - erf(z)^2 (the
-    slope of tanh there, so the fit minimises the error in erf itself), computed once.
-    """
+
+def _erf_tanh_polynomial() -> list[Any]:
+    """Coefficients (lowest first, in z*z) of P with tanh(z * P(z*z)) ~= erf(z), |z| <= 3.9
+    (:data:`_ERF_TANH_COEFFICIENTS`, as float32)."""
     if not _erf_tanh:
         import numpy as np
-        from numpy.polynomial import Chebyshev, Polynomial
 
-        u = np.linspace(1e-8, _ERF_TANH_LIMIT**2, 4000)
-        z = np.sqrt(u)
-        erf = np.array([math.erf(v) for v in z])
-        target = np.arctanh(np.minimum(erf, 1 - 1e-16)) / z
-        fit = Chebyshev.fit(u, target, _ERF_TANH_DEGREE, w=np.sqrt(1 - erf * erf))
-        _erf_tanh.extend(np.float32(c) for c in fit.convert(kind=Polynomial).coef)
+        _erf_tanh.extend(np.float32(c) for c in _ERF_TANH_COEFFICIENTS)
     return _erf_tanh
+
+
+def _fit_erf_tanh_polynomial() -> list[Any]:
+    """A Chebyshev least-squares fit of atanh(erf(z)) / z in z*z, degree
+    ``_ERF_TANH_DEGREE``, weighted by 1 - erf(z)^2 (the slope of tanh there, so the fit
+    minimises the error in erf itself): where :data:`_ERF_TANH_COEFFICIENTS` come from."""
+    import numpy as np
+    from numpy.polynomial import Chebyshev, Polynomial
+
+    u = np.linspace(1e-8, _ERF_TANH_LIMIT**2, 4000)
+    z = np.sqrt(u)
+    erf = np.array([math.erf(v) for v in z])
+    target = np.arctanh(np.minimum(erf, 1 - 1e-16)) / z
+    fit = Chebyshev.fit(u, target, _ERF_TANH_DEGREE, w=np.sqrt(1 - erf * erf))
+    return [np.float32(c) for c in fit.convert(kind=Polynomial).coef]
 
 
 _erf_tables: dict[Any, tuple[Any, Any, Any, Any]] = {}
@@ -385,7 +405,10 @@ class MiniLM:
             out_w, out_b = linear(f"{p}.output.dense")
             layers.append(
                 _Layer(
-                    qkv_w=np.ascontiguousarray(np.concatenate([q_w * scale, k_w, v_w], axis=1)),
+                    # stacked as stored, (out, in), and used transposed: a plain copy, ~4 ms
+                    # less than transposing into (in, out) on a cold search; _pack makes it
+                    # contiguous (in, out) for batches
+                    qkv_w=np.concatenate([q_w.T * scale, k_w.T, v_w.T], axis=0).T,
                     qkv_b=np.concatenate([q_b * scale, k_b, v_b]),
                     attn_out_w=attn_out_w,
                     attn_out_b=attn_out_b,
@@ -415,6 +438,7 @@ class MiniLM:
         self._layers = tuple(
             replace(
                 layer,
+                qkv_w=np.ascontiguousarray(layer.qkv_w),
                 attn_out_w=np.ascontiguousarray(layer.attn_out_w),
                 inter_w=np.ascontiguousarray(layer.inter_w),
                 out_w=np.ascontiguousarray(layer.out_w),
