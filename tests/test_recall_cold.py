@@ -150,3 +150,35 @@ def test_the_saved_index_filters_as_the_database_rows_do(tmp_path: Path) -> None
         assert old._meta is not None
         assert isinstance(old.matrix, np.memmap)
         assert _rankings(old, probes) == expected
+
+
+CLI_PROBE = """
+import sys
+from memls.cli import main
+sys.argv = ["memls", "recall", "search", "why did the seedlings wilt", "--root", sys.argv[1]]
+try:
+    main()
+finally:
+    heavy = ("mistune", "memls.core.workspace", "memls.core.parse", "memls.core.gitfacade",
+             "memls.core.recall.sync", "memls.core.recall.verify", "memls.core.recall.status",
+             "sqlite_utils", "llm", "tokenizers", "numpy.polynomial", "concurrent.futures",
+             "zipfile", "subprocess")
+    print("LOADED", sorted(m for m in heavy if m in sys.modules), file=sys.stderr)
+"""
+
+
+def test_the_search_command_imports_only_what_a_search_needs(tmp_path: Path) -> None:
+    """`memls recall search --root R` loads no Markdown parser, workspace, git, backfill or
+    verify stage, llm, sqlite-utils, tokenizers library, thread pool or zip reader."""
+    root = write_root(tmp_path, model="memls-hash")
+    api.backfill(root)
+    done = subprocess.run(
+        [sys.executable, "-c", CLI_PROBE, str(root)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "seedlings" in done.stdout
+    assert "LOADED []" in done.stderr, done.stderr
