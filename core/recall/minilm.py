@@ -395,6 +395,11 @@ class MiniLM:
         self._emb_ln = (get("embeddings.LayerNorm.weight"), get("embeddings.LayerNorm.bias"))
         layers = []
         scale = np.float32(1 / math.sqrt(DIMENSIONS // _HEADS))  # attention's, folded into Q
+        # every layer's fused Q/K/V weights, stacked as stored ((out, in)) in one allocation
+        # and used transposed: numpy backs an allocation this size with huge pages where the
+        # kernel allows, so filling it costs ~200 page faults, not ~2,600 (a cold search pays
+        # them); _pack makes each layer's contiguous (in, out) for batches
+        qkv_stacked = np.empty((_LAYERS, 3 * DIMENSIONS, DIMENSIONS), dtype=np.float32)
         for i in range(_LAYERS):
             p = f"encoder.layer.{i}"
             q_w, q_b = linear(f"{p}.attention.self.query")
@@ -403,12 +408,13 @@ class MiniLM:
             attn_out_w, attn_out_b = linear(f"{p}.attention.output.dense")
             inter_w, inter_b = linear(f"{p}.intermediate.dense")
             out_w, out_b = linear(f"{p}.output.dense")
+            stacked = qkv_stacked[i]
+            np.multiply(q_w.T, scale, out=stacked[:DIMENSIONS])
+            stacked[DIMENSIONS : 2 * DIMENSIONS] = k_w.T
+            stacked[2 * DIMENSIONS :] = v_w.T
             layers.append(
                 _Layer(
-                    # stacked as stored, (out, in), and used transposed: a plain copy, ~4 ms
-                    # less than transposing into (in, out) on a cold search; _pack makes it
-                    # contiguous (in, out) for batches
-                    qkv_w=np.concatenate([q_w.T * scale, k_w.T, v_w.T], axis=0).T,
+                    qkv_w=stacked.T,
                     qkv_b=np.concatenate([q_b * scale, k_b, v_b]),
                     attn_out_w=attn_out_w,
                     attn_out_b=attn_out_b,
