@@ -35,11 +35,17 @@ _saved = 1
 
 
 def _library_paths() -> list[str]:
-    """Paths of loaded (or numpy-bundled) OpenBLAS libraries, most likely first."""
+    """Paths of numpy's OpenBLAS: the one its wheel bundles first (another package, scipy
+    say, may have loaded an OpenBLAS of its own), then any OpenBLAS the process mapped."""
     import glob
     import os
 
+    import numpy as np
+
+    package = os.path.dirname(np.__file__)
     paths: list[str] = []
+    for pattern in ("../numpy.libs/*openblas*", ".dylibs/*openblas*"):
+        paths.extend(sorted(glob.glob(os.path.join(package, pattern))))
     try:
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
             for line in maps:
@@ -48,12 +54,7 @@ def _library_paths() -> list[str]:
                     paths.append("/" + path)
     except OSError:
         pass
-    import numpy as np
-
-    package = os.path.dirname(np.__file__)
-    for pattern in ("../numpy.libs/*openblas*", ".dylibs/*openblas*"):
-        paths.extend(sorted(glob.glob(os.path.join(package, pattern))))
-    return list(dict.fromkeys(paths))
+    return list(dict.fromkeys(os.path.realpath(path) for path in paths))
 
 
 def _controls() -> tuple[Callable[[int], object], Callable[[], int]] | None:
