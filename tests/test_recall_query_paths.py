@@ -79,3 +79,30 @@ def test_a_failing_text_thread_is_redone_on_the_callers_thread(
     monkeypatch.setattr(query, "_text_on_own_connection", broken)
     assert _responses(root) == expected
     assert len(calls) == len(expected)
+
+
+def test_the_search_command_leaves_the_garbage_collector_as_it_found_it(root: Path) -> None:
+    """`memls recall search` runs without the cyclic collector (a short process) but turns
+    it back on when it returns or fails, so a longer process (a test) keeps collecting."""
+    import gc
+
+    from click.testing import CliRunner
+
+    from memls.cli import main
+
+    assert gc.isenabled()
+    done = CliRunner().invoke(main, ["recall", "search", "compost", "--root", str(root)])
+    assert done.exit_code == 0, done.output
+    assert "compost" in done.stdout.lower()
+    assert gc.isenabled()
+    failed = CliRunner().invoke(
+        main, ["recall", "search", "compost", "--root", str(root), "--since", "not a time"]
+    )
+    assert failed.exit_code == 2
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        CliRunner().invoke(main, ["recall", "search", "compost", "--root", str(root)])
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
