@@ -45,6 +45,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from memls.core.recall.blasthreads import blas_threads as minilm_workers
 from memls.core.recall.hashmodel import hash_matrix
 from memls.core.recall.minilm import ModelWeightsNotFoundError, load_minilm, resolve_model_dir
 
@@ -349,9 +350,12 @@ def run(
     )
     load = os.getloadavg()[0]
     blas_threads = os.environ.get("OPENBLAS_NUM_THREADS", "default")
+    workers = minilm_workers()
     report(
         f"  {os.cpu_count()} CPUs, load average {load:.1f} at start, "
-        f"OPENBLAS_NUM_THREADS={blas_threads}, best of {ROUNDS} alternating passes"
+        f"OPENBLAS_NUM_THREADS={blas_threads}, best of {ROUNDS} alternating passes; "
+        f"memls-minilm batches on {workers} thread{'s' if workers > 1 else ''}"
+        + (" with a single-threaded BLAS each" if workers > 1 else "")
     )
 
     reference: _InProcessST | _ChildST | None = None
