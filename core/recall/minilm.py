@@ -352,17 +352,18 @@ def _attend(qkv: FloatArray, out: FloatArray, scratch: FloatArray) -> None:
     q, k, v = qkv.reshape(n, 3, _HEADS, head_dim).transpose(1, 2, 0, 3)
     weights = scratch[: _HEADS * n * n].reshape(_HEADS, n, n)
     np.matmul(q, k.transpose(0, 2, 1), out=weights)
+    ones = np.ones(n, dtype=np.float32)  # row sums as a matrix-vector product: 4x a sum()
     with np.errstate(over="ignore"):  # an overflow shows in the sums and is redone below
         np.exp(weights, out=weights)
-    sums = weights.sum(axis=-1, keepdims=True)
+    sums = weights @ ones
     if not (sums.min() > _SOFTMAX_LOW and sums.max() < _SOFTMAX_HIGH):
         np.matmul(q, k.transpose(0, 2, 1), out=weights)
         weights -= weights.max(axis=-1, keepdims=True)
         np.exp(weights, out=weights)
-        sums = weights.sum(axis=-1, keepdims=True)
-    context = weights @ v
-    context /= sums
-    np.copyto(out.reshape(n, _HEADS, head_dim).transpose(1, 0, 2), context)
+        sums = weights @ ones
+    context = out.reshape(n, _HEADS, head_dim).transpose(1, 0, 2)  # a view: BLAS writes it
+    np.matmul(weights, v, out=context)
+    context /= sums[:, :, None]
 
 
 _SOFTMAX_LOW = 1e-20  # a row's sum of exponentials below this: rows could lose precision
