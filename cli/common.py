@@ -48,7 +48,7 @@ def resolve_root(root: Path | None) -> Path:
         if root is not None:
             base = root.resolve()
         else:
-            from memls.core.workspace import discover_root  # not needed with --root
+            from memls.core.roots import discover_root  # not needed with --root
 
             check_configs(Path.cwd())
             base = discover_root(Path.cwd()) or Path.cwd().resolve()

@@ -21,6 +21,13 @@ from memls.core.links import LinkResolver, distinct_links, find_repo_root, no_gc
 from memls.core.model import Document, FileKind
 from memls.core.parse import kind_for, parse_bytes, parse_text
 
+# re-exported: finding a root lives in roots.py, so it stays light (no parser, git, links)
+from memls.core.roots import ROOT_MARKERS as ROOT_MARKERS  # noqa: PLC0414
+from memls.core.roots import claude_memory_dir as claude_memory_dir  # noqa: PLC0414
+from memls.core.roots import discover_root as discover_root  # noqa: PLC0414
+from memls.core.roots import enclosing_root as enclosing_root  # noqa: PLC0414
+from memls.core.roots import is_root as is_root  # noqa: PLC0414
+
 if TYPE_CHECKING:
     from memls.core.graph import LinkGraph
 
@@ -28,7 +35,6 @@ T = TypeVar("T")
 
 _VOLATILE = Path("\0volatile")
 """Marks a memo that depends on something other than documents (disk, git)."""
-ROOT_MARKERS = ("MEMORY.md", "LOG.md")
 _SKIP_DIRS = {".git", ".memls", "node_modules", ".venv", "__pycache__"}
 MAX_FILE_BYTES = 20 * 1024 * 1024
 CHECKPOINT_RE = re.compile(r"^checkpoint-(?P<name>.+)\.md$")
@@ -63,55 +69,6 @@ class LayoutChoice:
     def describe(self) -> str:
         why = "; ".join(self.evidence) if self.evidence else "no layout-specific files"
         return f"{self.layout.value} ({why})"
-
-
-def is_root(directory: Path) -> bool:
-    """A directory holding MEMORY.md, LOG.md or checkpoint files."""
-    try:
-        if any((directory / m).is_file() for m in ROOT_MARKERS):
-            return True
-        return any(directory.glob("checkpoint-*.md"))
-    except OSError:
-        return False
-
-
-def claude_memory_dir(project: Path, home: Path | None = None) -> Path:
-    """Claude Code's auto-memory directory for a project: ``~/.claude/projects/<slug>/memory``."""
-    slug = str(project.resolve()).replace("/", "-")
-    return (home or Path.home()) / ".claude" / "projects" / slug / "memory"
-
-
-def discover_root(start: Path, explicit: Path | None = None) -> Path | None:
-    """Find the memory root for ``start`` (a file or directory), in the spec's order.
-
-    ``explicit`` (``--root``) wins. Then configured ``roots`` containing ``start``, then the
-    nearest directory at or above ``start`` that looks like a root (an orchestrator's
-    ``memory/`` folder resolves to its parent), then the Claude Code auto-memory directory.
-    """
-    if explicit is not None:
-        return explicit.resolve()
-    found = enclosing_root(start)
-    if found is not None:
-        return found
-    start = start.resolve()
-    auto = claude_memory_dir(start if start.is_dir() else start.parent)
-    if auto.is_dir():
-        return auto
-    return None
-
-
-def _configured_roots(base: Path) -> tuple[Path, ...]:
-    for candidate in (base, *base.parents):
-        if (candidate / "memls.toml").is_file() or (candidate / "pyproject.toml").is_file():
-            try:
-                cfg = load_config(candidate)
-            except ValueError:
-                return ()
-            if cfg.roots:
-                return cfg.roots
-        if (candidate / ".git").exists():
-            break
-    return ()
 
 
 _DATED = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -782,26 +739,6 @@ def find_roots(folder: Path, *, home: Path | None = None) -> list[Path]:
     if auto.is_dir():
         found.append(auto)
     return list(dict.fromkeys(found))
-
-
-def enclosing_root(start: Path) -> Path | None:
-    """The memory root ``start`` lies inside (configured, or a root-looking folder above
-    it up to the repository), without falling back to Claude Code's auto memory."""
-    start = start.resolve()
-    base = start if start.is_dir() else start.parent
-    for root in _configured_roots(base):
-        if base == root or root in base.parents:
-            return root
-    for candidate in (base, *base.parents):
-        if is_root(candidate):
-            if candidate.name == "memory" and (candidate.parent / "LOG.md").is_file():
-                return candidate.parent
-            return candidate
-        if (candidate / "memory" / "MEMORY.md").is_file() and (candidate / "LOG.md").is_file():
-            return candidate
-        if (candidate / ".git").exists():
-            break
-    return None
 
 
 def roots_for(paths: Iterable[Path], explicit: Path | None = None) -> dict[Path, list[Path]]:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from memls.core.recall import api
 from memls.core.recall import search as engine
@@ -155,7 +156,7 @@ def test_the_saved_index_filters_as_the_database_rows_do(tmp_path: Path) -> None
 CLI_PROBE = """
 import sys
 from memls.cli import main
-sys.argv = ["memls", "recall", "search", "why did the seedlings wilt", "--root", sys.argv[1]]
+sys.argv = ["memls", "recall", "search", "why did the seedlings wilt", *sys.argv[1:]]
 try:
     main()
 finally:
@@ -167,17 +168,22 @@ finally:
 """
 
 
-def test_the_search_command_imports_only_what_a_search_needs(tmp_path: Path) -> None:
-    """`memls recall search --root R` loads no Markdown parser, workspace, git, backfill or
-    verify stage, llm, sqlite-utils, tokenizers library, thread pool or zip reader."""
+@pytest.mark.parametrize("given_root", [True, False], ids=["--root", "discovered"])
+def test_the_search_command_imports_only_what_a_search_needs(
+    tmp_path: Path, given_root: bool
+) -> None:
+    """`memls recall search` (with --root, or finding the root from the current folder)
+    loads no Markdown parser, workspace, git, backfill or verify stage, llm, sqlite-utils,
+    tokenizers library, thread pool or zip reader."""
     root = write_root(tmp_path, model="memls-hash")
     api.backfill(root)
     done = subprocess.run(
-        [sys.executable, "-c", CLI_PROBE, str(root)],
+        [sys.executable, "-c", CLI_PROBE, *(["--root", str(root)] if given_root else [])],
         capture_output=True,
         text=True,
         check=False,
         timeout=120,
+        cwd=root,
     )
     assert done.returncode == 0, done.stderr
     assert "seedlings" in done.stdout

@@ -1,0 +1,83 @@
+"""Finding a memory root: pure path checks plus the configuration, nothing parsed.
+
+These live apart from :mod:`workspace` (which re-exports them) so a command that only needs
+to know which root it is in — ``memls recall search`` without ``--root``, the agent hooks —
+does not import the Markdown parser, link resolver and git facade the workspace needs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memls.core.config import load_config
+
+ROOT_MARKERS = ("MEMORY.md", "LOG.md")
+
+
+def is_root(directory: Path) -> bool:
+    """A directory holding MEMORY.md, LOG.md or checkpoint files."""
+    try:
+        if any((directory / m).is_file() for m in ROOT_MARKERS):
+            return True
+        return any(directory.glob("checkpoint-*.md"))
+    except OSError:
+        return False
+
+
+def claude_memory_dir(project: Path, home: Path | None = None) -> Path:
+    """Claude Code's auto-memory directory for a project: ``~/.claude/projects/<slug>/memory``."""
+    slug = str(project.resolve()).replace("/", "-")
+    return (home or Path.home()) / ".claude" / "projects" / slug / "memory"
+
+
+def discover_root(start: Path, explicit: Path | None = None) -> Path | None:
+    """Find the memory root for ``start`` (a file or directory), in the spec's order.
+
+    ``explicit`` (``--root``) wins. Then configured ``roots`` containing ``start``, then the
+    nearest directory at or above ``start`` that looks like a root (an orchestrator's
+    ``memory/`` folder resolves to its parent), then the Claude Code auto-memory directory.
+    """
+    if explicit is not None:
+        return explicit.resolve()
+    found = enclosing_root(start)
+    if found is not None:
+        return found
+    start = start.resolve()
+    auto = claude_memory_dir(start if start.is_dir() else start.parent)
+    if auto.is_dir():
+        return auto
+    return None
+
+
+def _configured_roots(base: Path) -> tuple[Path, ...]:
+    for candidate in (base, *base.parents):
+        if (candidate / "memls.toml").is_file() or (candidate / "pyproject.toml").is_file():
+            try:
+                cfg = load_config(candidate)
+            except ValueError:
+                return ()
+            if cfg.roots:
+                return cfg.roots
+        if (candidate / ".git").exists():
+            break
+    return ()
+
+
+def enclosing_root(start: Path) -> Path | None:
+    """The memory root ``start`` lies inside (configured, or a root-looking folder above
+    it up to the repository), without falling back to Claude Code's auto memory."""
+    start = start.resolve()
+    base = start if start.is_dir() else start.parent
+    for root in _configured_roots(base):
+        if base == root or root in base.parents:
+            return root
+    for candidate in (base, *base.parents):
+        if is_root(candidate):
+            if candidate.name == "memory" and (candidate.parent / "LOG.md").is_file():
+                return candidate.parent
+            return candidate
+        if (candidate / "memory" / "MEMORY.md").is_file() and (candidate / "LOG.md").is_file():
+            return candidate
+        if (candidate / ".git").exists():
+            break
+    return None
