@@ -188,3 +188,13 @@ def test_the_search_command_imports_only_what_a_search_needs(
     assert done.returncode == 0, done.stderr
     assert "seedlings" in done.stdout
     assert "LOADED []" in done.stderr, done.stderr
+
+
+def test_the_saved_files_are_named_by_the_model_ids_sha1() -> None:
+    """The saved matrix's name carries sha1(model id)[:8], computed without OpenSSL: the
+    same digest hashlib gives, so files saved by any version are found."""
+    import hashlib
+
+    for model in ("memls-minilm", "memls-hash", "sentence-transformers/all-MiniLM-L6-v2", ""):
+        data = model.encode("utf-8")
+        assert engine._sha1_hex(data) == hashlib.sha1(data).hexdigest()

@@ -14,7 +14,6 @@ not depend on line numbers, so editing one section leaves the others' ids and ha
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -74,6 +73,8 @@ class Chunk:
     @property
     def content_hash(self) -> str:
         """Hash of the embedded text: equal hashes never need embedding again."""
+        import hashlib  # here, not at import: a search loads no OpenSSL for it
+
         return hashlib.sha256(self.embed_text.encode("utf-8")).hexdigest()[:32]
 
 

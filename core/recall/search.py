@@ -9,7 +9,7 @@ filtered search costs the same as an unfiltered one.
 
 from __future__ import annotations
 
-import hashlib
+import importlib
 import os
 import re
 import threading
@@ -369,9 +369,21 @@ def vector_index(store: RecallStore) -> VectorIndex | None:
 
 
 def _saved_paths(store: RecallStore, generation: int, model: str) -> tuple[Path, Path]:
-    tag = hashlib.sha1(model.encode("utf-8")).hexdigest()[:8]
+    tag = _sha1_hex(model.encode("utf-8"))[:8]
     stem = f"{store.path.name}.vectors-{generation}-{tag}"
     return store.path.with_name(stem + ".npy"), store.path.with_name(stem + ".meta.npz")
+
+
+def _sha1_hex(data: bytes) -> str:
+    """sha1 of ``data`` in hex, by CPython's own implementation where it has one: hashlib's
+    would load OpenSSL (~3 ms of a cold search) for this one digest of a model id."""
+    try:
+        module: Any = importlib.import_module("_sha1")
+    except ImportError:
+        import hashlib
+
+        module = hashlib
+    return str(module.sha1(data).hexdigest())
 
 
 def _rids_path(matrix_path: Path) -> Path:

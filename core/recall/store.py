@@ -20,7 +20,6 @@ chunk rows they belong to.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
@@ -113,6 +112,8 @@ def db_path_for(root: Path, config: Config | None = None) -> Path:
 
 def llm_content_hash(text: str) -> bytes:
     """``llm``'s own content hash (md5 of UTF-8), so its dedupe logic agrees with ours."""
+    import hashlib  # here, not at import: a search loads no OpenSSL for it
+
     return hashlib.md5(text.encode("utf-8")).digest()
 
 
