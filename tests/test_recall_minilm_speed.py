@@ -123,3 +123,18 @@ def test_gelu_block_in_place_equals_gelu() -> None:
     scratch = [np.empty_like(x) for _ in range(3)]
     minilm._gelu_float32_inplace(x, *scratch)
     np.testing.assert_array_equal(x, expected)
+
+
+@pytest.mark.parametrize("rows", [1, 5, 40, 300])
+def test_matmul_on_stored_layout_equals_plain_product(rows: int) -> None:
+    """A query multiplies by the transposed view of the stored weights the other way round;
+    the result is the plain product's, and the packed (contiguous) case is that product."""
+    rng = np.random.default_rng(rows)
+    stored = rng.standard_normal((1536, 384)).astype(np.float32)  # (out, in), as on disk
+    x = rng.standard_normal((rows, 384)).astype(np.float32)
+    out = np.empty((rows, 1536), dtype=np.float32)
+    minilm._matmul(x, stored.T, out)
+    np.testing.assert_allclose(out, x.astype(np.float64) @ stored.T, rtol=1e-5, atol=1e-4)
+    packed = np.empty_like(out)
+    minilm._matmul(x, np.ascontiguousarray(stored.T), packed)
+    np.testing.assert_array_equal(packed, x @ np.ascontiguousarray(stored.T))

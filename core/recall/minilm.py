@@ -334,6 +334,23 @@ def _layer_norm(x: FloatArray, weight: FloatArray, bias: FloatArray) -> FloatArr
     return x
 
 
+def _matmul(x: FloatArray, weight: FloatArray, out: FloatArray) -> None:
+    """``out = x @ weight``, ``weight`` (in, out) either C-contiguous (packed for batches)
+    or the transposed view of the stored (out, in) array (a query's memory-mapped weights).
+
+    OpenBLAS multiplies a few rows by such a view 1.6-2.4x slower than it multiplies the
+    stored array by the rows' transpose, so that case computes ``(stored @ x.T).T`` and
+    copies the small result into place (bit-identical to ``x @ weight`` with this OpenBLAS).
+    Single query: 9.7 -> 7.6 ms wall.
+    """
+    import numpy as np
+
+    if weight.flags.c_contiguous:
+        np.matmul(x, weight, out=out)
+    else:
+        np.copyto(out, np.matmul(weight.T, x.T).T)
+
+
 def _attend(qkv: FloatArray, out: FloatArray, scratch: FloatArray) -> None:
     """Self-attention of one text: ``qkv`` its (n, 1152) projections, Q already scaled.
 
@@ -567,21 +584,21 @@ class MiniLM:
         rows = min(_FFN_ROWS, count)
         inter, *scratch = (np.empty((rows, _INTERMEDIATE), dtype=np.float32) for _ in range(4))
         for layer in self._layers:
-            np.matmul(h, layer.qkv_w, out=qkv)
+            _matmul(h, layer.qkv_w, qkv)
             qkv += layer.qkv_b
             for start, n in spans:
                 _attend(qkv[start : start + n], context[start : start + n], scores)
-            np.matmul(context, layer.attn_out_w, out=spare)
+            _matmul(context, layer.attn_out_w, spare)
             spare += layer.attn_out_b
             spare += h
             h, spare = _layer_norm(spare, layer.attn_ln_w, layer.attn_ln_b), h
             for row in range(0, count, rows):
                 m = min(rows, count - row)
                 block = inter[:m]
-                np.matmul(h[row : row + m], layer.inter_w, out=block)
+                _matmul(h[row : row + m], layer.inter_w, block)
                 block += layer.inter_b
                 _gelu_float32_inplace(block, *(buffer[:m] for buffer in scratch))
-                np.matmul(block, layer.out_w, out=spare[row : row + m])
+                _matmul(block, layer.out_w, spare[row : row + m])
             spare += layer.out_b
             spare += h
             h, spare = _layer_norm(spare, layer.out_ln_w, layer.out_ln_b), h
