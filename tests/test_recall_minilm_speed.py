@@ -138,3 +138,30 @@ def test_matmul_on_stored_layout_equals_plain_product(rows: int) -> None:
     packed = np.empty_like(out)
     minilm._matmul(x, np.ascontiguousarray(stored.T), packed)
     np.testing.assert_array_equal(packed, x @ np.ascontiguousarray(stored.T))
+
+
+@needs_weights
+def test_concurrent_encodes_match_and_restore_blas_threads(model: MiniLM) -> None:
+    """Two callers (a backfill and a search, say) encode at once: each gets its own
+    vectors and OpenBLAS's thread count comes back when the last one finishes."""
+    before = blasthreads.blas_threads()
+    texts = [
+        [f"caller {c} text {i}: checkpoints, branches and {i * c} tests" for i in range(12)]
+        for c in (1, 2)
+    ]
+    expected = [np.concatenate([model.encode([t]) for t in group]) for group in texts]
+    got: dict[int, np.ndarray[Any, Any]] = {}
+    callers = [
+        threading.Thread(target=lambda c=c: got.__setitem__(c, model.encode(texts[c])))
+        for c in (0, 1)
+    ]
+    for caller in callers:
+        caller.start()
+    for caller in callers:
+        caller.join()
+    for c in (0, 1):
+        assert np.abs(got[c] - expected[c]).max() < 1e-6
+    assert blasthreads.blas_threads() == before
+    controls = blasthreads._controls()
+    if controls is not None:
+        assert controls[1]() == before
