@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import sys
 from pathlib import Path
@@ -10,7 +9,7 @@ from typing import Any
 
 import click
 
-from memls.cli.common import InvalidInput, root_option, select_options
+from memls.cli.common import InvalidInput, root_option, select_options, without_cyclic_gc
 from memls.core.config import ConfigError, check_configs, load_config
 from memls.core.fixes import fix_file
 from memls.core.fsutil import atomic_write
@@ -108,10 +107,20 @@ def check(
                 check_configs(start if start.is_dir() else start.parent)
         except ConfigError as exc:
             raise InvalidInput(str(exc)) from exc
-    # A short-lived process over acyclic data (documents, links, diagnostics): reference
-    # counting frees it, and collection passes over millions of parsed objects only cost
-    # time (issue 15, item 5).
-    gc.disable()
+    with without_cyclic_gc():  # acyclic documents, links, diagnostics (issue 15, item 5)
+        _check(paths, root, fmt, select, ignore, fix, exit_zero, verbose)
+
+
+def _check(
+    paths: tuple[Path, ...],
+    root: Path | None,
+    fmt: str,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    fix: bool,
+    exit_zero: bool,
+    verbose: bool,
+) -> None:
     diags: list[Diagnostic] = []
     fixed_total = 0
     checked: list[dict[str, Any]] = []

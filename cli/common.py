@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
+import gc
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -89,3 +92,31 @@ def echo_json_error(message: str, exit_code: int, **extra: object) -> None:
     payload = {"status": "error", "error": message, "exit_code": exit_code, **extra}
     click.echo(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
     click.echo(f"Error: {message}", err=True)
+
+
+_freeze_registered: list[bool] = []
+
+
+@contextmanager
+def without_cyclic_gc() -> Iterator[None]:
+    """Run a short command without the cyclic garbage collector; skip its last pass at exit.
+
+    `memls check` and `memls recall search` make many small acyclic objects (parsed
+    documents, links, numpy and click objects) that reference counting frees; the
+    collector's passes over them only cost time (a search ~12 ms, its final pass at
+    interpreter exit ~13 ms more; millions of link objects in a big check). The collector
+    is switched back on when the command returns or fails, so a command run inside a longer
+    process (a test, the notebook) leaves it as it found it; at exit the heap is only
+    frozen (``gc.freeze``), so nothing is finalised differently from any other object alive
+    at exit.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    if not _freeze_registered:
+        atexit.register(gc.freeze)
+        _freeze_registered.append(True)
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

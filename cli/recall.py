@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-import atexit
-import gc
 import json
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Concatenate, NoReturn, ParamSpec, TypeVar
 
 import click
 
-from memls.cli.common import echo_json_error, json_requested, resolve_root, root_option
+from memls.cli.common import (
+    echo_json_error,
+    json_requested,
+    resolve_root,
+    root_option,
+    without_cyclic_gc,
+)
 from memls.core.config import ConfigError
 from memls.core.recall.chunking import KINDS
 
@@ -245,34 +248,8 @@ def search(
     as_json: bool,
 ) -> None:
     """Search the recall index for QUERY; says plainly when it fell back to text mode."""
-    with _without_cyclic_gc():
+    with without_cyclic_gc():
         _search(query, root, mode, kinds, path_glob, since, until, limit, model, mmr, as_json)
-
-
-_freeze_registered: list[bool] = []
-
-
-@contextmanager
-def _without_cyclic_gc() -> Iterator[None]:
-    """Run a search without the cyclic garbage collector, and skip its last pass at exit.
-
-    A search is short and makes little cyclic garbage, but the collector's passes over the
-    objects numpy and click create cost a whole-process search ~12 ms, and its final pass
-    at interpreter exit ~13 ms more. Reference counting still frees everything else; the
-    collector is switched back on afterwards (a search run in a longer process, such as a
-    test, leaves it as it found it), and at exit the heap is only frozen (``gc.freeze``),
-    so nothing is finalised differently from any other object alive at exit.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    if not _freeze_registered:
-        atexit.register(gc.freeze)
-        _freeze_registered.append(True)
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _search(

@@ -282,3 +282,22 @@ def test_every_rule_says_why_its_severity() -> None:
     table = rules_markdown()
     assert "why this severity" in table
     assert "the agent never loads what is past the limit" in table
+
+
+def test_check_leaves_the_garbage_collector_as_it_found_it(root: Path) -> None:
+    """`memls check` pauses the cyclic collector for its run (millions of acyclic parsed
+    objects) and turns it back on afterwards, so a longer process keeps collecting; it once
+    left it off for the rest of the test session."""
+    import gc
+
+    from click.testing import CliRunner
+
+    from memls.cli import main
+
+    assert gc.isenabled()
+    done = CliRunner().invoke(main, ["check", "--root", str(root), "--exit-zero"])
+    assert done.exit_code == 0, done.output
+    assert gc.isenabled()
+    failed = CliRunner().invoke(main, ["check", "--root", str(root), "--select", "ZZ999"])
+    assert failed.exit_code == 2
+    assert gc.isenabled()
