@@ -89,7 +89,11 @@ def check_widgets(page: Page) -> tuple[Locator, Locator, Locator]:
     # set); wait for the notebook's own search to show its expected file.
     expected = explorer.locator(".memls-result", has_text="memory/recall-degraded-mode.md")
     expected.first.wait_for(timeout=30_000)
-    assert "memory/recall-degraded-mode.md" in explorer.inner_text()
+    # the output area may re-render its views once more (the next cells run): read the text
+    # with Playwright's retrying assertion, not a single inner_text() taken mid-render
+    from playwright.sync_api import expect
+
+    expect(explorer).to_contain_text("memory/recall-degraded-mode.md", timeout=30_000)
 
     # type a new query: the typed value syncs to the kernel, which searches and re-renders
     box = explorer.locator(".memls-query input")
