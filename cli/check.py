@@ -84,6 +84,7 @@ def _folder_roots(folder: Path) -> list[Path]:
     is_flag=True,
     help="Say which roots were checked, the layout chosen for each and why.",
 )
+@without_cyclic_gc()
 def check(
     paths: tuple[Path, ...],
     root: Path | None,
@@ -107,20 +108,6 @@ def check(
                 check_configs(start if start.is_dir() else start.parent)
         except ConfigError as exc:
             raise InvalidInput(str(exc)) from exc
-    with without_cyclic_gc():  # acyclic documents, links, diagnostics (issue 15, item 5)
-        _check(paths, root, fmt, select, ignore, fix, exit_zero, verbose)
-
-
-def _check(
-    paths: tuple[Path, ...],
-    root: Path | None,
-    fmt: str,
-    select: tuple[str, ...],
-    ignore: tuple[str, ...],
-    fix: bool,
-    exit_zero: bool,
-    verbose: bool,
-) -> None:
     diags: list[Diagnostic] = []
     fixed_total = 0
     checked: list[dict[str, Any]] = []

@@ -101,6 +101,8 @@ _freeze_registered: list[bool] = []
 def without_cyclic_gc() -> Iterator[None]:
     """Run a short command without the cyclic garbage collector; skip its last pass at exit.
 
+    Used on a command as ``@without_cyclic_gc()`` (a context manager is also a decorator).
+
     `memls check` and `memls recall search` make many small acyclic objects (parsed
     documents, links, numpy and click objects) that reference counting frees; the
     collector's passes over them only cost time (a search ~12 ms, its final pass at

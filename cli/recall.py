@@ -234,6 +234,7 @@ def backfill(
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the response (results, mode, degraded) as JSON."
 )
+@without_cyclic_gc()
 def search(
     query: str,
     root: Path | None,
@@ -248,23 +249,6 @@ def search(
     as_json: bool,
 ) -> None:
     """Search the recall index for QUERY; says plainly when it fell back to text mode."""
-    with without_cyclic_gc():
-        _search(query, root, mode, kinds, path_glob, since, until, limit, model, mmr, as_json)
-
-
-def _search(
-    query: str,
-    root: Path | None,
-    mode: str,
-    kinds: tuple[str, ...],
-    path_glob: str | None,
-    since: str | None,
-    until: str | None,
-    limit: int,
-    model: str | None,
-    mmr: bool,
-    as_json: bool,
-) -> None:
     if "numpy" not in sys.modules:
         # one query gains nothing from BLAS threads, which spin on a busy machine
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

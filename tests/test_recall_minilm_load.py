@@ -8,10 +8,10 @@ import subprocess
 import sys
 
 import numpy as np
-import pytest
 
 from memls.core.recall import minilm
-from memls.core.recall.minilm import ModelWeightsNotFoundError, resolve_model_dir
+from memls.core.recall.minilm import resolve_model_dir
+from tests.recall_fixtures.weights import needs_minilm
 
 
 def test_the_kept_gelu_coefficients_are_the_fit() -> None:
@@ -21,18 +21,7 @@ def test_the_kept_gelu_coefficients_are_the_fit() -> None:
     assert np.allclose(np.array(kept), np.array(fitted), rtol=1e-6, atol=1e-12)
 
 
-def _weights_available() -> bool:
-    try:
-        resolve_model_dir()
-    except ModelWeightsNotFoundError:
-        return False
-    return True
-
-
-needs_weights = pytest.mark.skipif(not _weights_available(), reason="MiniLM weights absent")
-
-
-@needs_weights
+@needs_minilm
 def test_unpacked_and_packed_weights_give_the_same_vectors() -> None:
     texts = [
         "why did the parser checkpoint fail on the recall branch",
@@ -48,7 +37,7 @@ def test_unpacked_and_packed_weights_give_the_same_vectors() -> None:
     assert np.allclose(before, after, atol=1e-6)
 
 
-@needs_weights
+@needs_minilm
 def test_one_query_loads_neither_numpy_polynomial_nor_tokenizers() -> None:
     code = (
         "import sys\n"

