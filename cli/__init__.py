@@ -34,6 +34,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "hook",
         "Run memls at a Claude Code lifecycle event (JSON on stdin).",
     ),
+    "secrets": (
+        "memls.cli.secrets",
+        "secrets",
+        "Fingerprint a known fake for allow_secrets (the SC rules).",
+    ),
     "mv": ("memls.cli.mv", "mv", "Rename a checkpoint, memory file or heading; links follow."),
 }
 

@@ -17,7 +17,13 @@ from memls.core.model import Diagnostic, Severity
 from memls.core.report import display_path, to_json, to_sarif
 from memls.core.rules import check_document, registry
 from memls.core.rules.recognise import recognised
+from memls.core.rules.secrets import RULES as SECRET_RULES
+from memls.core.rules.secrets import check_file as check_secrets_file
+from memls.core.rules.secrets import fix_file as fix_secrets_file
+from memls.core.rules.secrets import scan_paths
 from memls.core.workspace import Workspace, enclosing_root, find_roots
+
+SECRET_CODES = tuple(rule.code for rule in SECRET_RULES)
 
 
 def _targets(paths: tuple[Path, ...], root: Path | None) -> dict[Path, list[Path] | None]:
@@ -127,6 +133,9 @@ def check(
         _check_codes(config.ignore, "ignore")
         ws = Workspace(base, config)
         targets = files if files is not None else ws.paths()
+        scan_secrets = any(config.enabled(code) for code in SECRET_CODES)
+        extra = _secret_only(ws, targets, files is None) if scan_secrets else []
+        targets = [p for p in targets if p not in extra]
         for path in [p for p in targets if p.suffix.lower() != ".md"]:
             click.echo(f"skipped {display_path(path)}: not a Markdown memory file", err=True)
             targets = [p for p in targets if p != path]
@@ -140,7 +149,13 @@ def check(
             doc = ws.document(path)
             if doc is not None:
                 diags.extend(check_document(ws, doc))
-        checked.append(_root_report(ws, targets))
+        for path in extra:
+            if fix:
+                new_bytes, count = fix_secrets_file(ws, path)
+                if count and new_bytes is not None and atomic_write(path, new_bytes, root=ws.root):
+                    fixed_total += count
+            diags.extend(check_secrets_file(ws, path))
+        checked.append(_root_report(ws, targets, extra))
 
     if fmt == "json":
         data = {"roots": checked, "diagnostics": to_json(diags)}
@@ -162,7 +177,23 @@ def check(
     sys.exit(1 if errors and not exit_zero else 0)
 
 
-def _root_report(ws: Workspace, files: list[Path]) -> dict[str, Any]:
+def _secret_only(ws: Workspace, targets: list[Path], whole_root: bool) -> list[Path]:
+    """Files checked for secrets only: a memory folder's subfolders, other text files and
+    archived transcripts (the whole root), or such files named on the command line."""
+    if whole_root:
+        return scan_paths(ws)
+    listed = set(ws.paths())
+    suffixes = (".md", ".markdown", ".txt", ".jsonl")
+    return [
+        p
+        for p in targets
+        if p not in listed
+        and p.suffix.lower() in suffixes
+        and (p.suffix.lower() != ".md" or (p.parent != ws.root and p.parent != ws.root / "memory"))
+    ]
+
+
+def _root_report(ws: Workspace, files: list[Path], secret_only: list[Path]) -> dict[str, Any]:
     choice = ws.layout_choice
     return {
         "path": display_path(ws.root),
@@ -172,13 +203,19 @@ def _root_report(ws: Workspace, files: list[Path]) -> dict[str, Any]:
         "project_folder": choice.project_folder,
         "repository": display_path(ws.repo_root) if ws.repo_root is not None else None,
         "files": len(files),
+        "secret_scan_files": [display_path(p) for p in secret_only],
         "notes": recognised(ws, files),
     }
 
 
 def _print_roots(checked: list[dict[str, Any]], verbose: bool) -> None:
     if not verbose:
-        shown = ", ".join(f"{r['path']} ({r['layout']}, {r['files']} files)" for r in checked)
+        shown = ", ".join(
+            f"{r['path']} ({r['layout']}, {r['files']} files"
+            + (f", {n} more scanned for secrets" if (n := len(r["secret_scan_files"])) else "")
+            + ")"
+            for r in checked
+        )
         click.echo(f"Checked {'root' if len(checked) == 1 else 'roots'}: {shown}")
         return
     for r in checked:
@@ -195,6 +232,12 @@ def _print_roots(checked: list[dict[str, Any]], verbose: bool) -> None:
             click.echo(f"  links resolve against: the file, the root, {r['repository']}")
         for note in r["notes"]:
             click.echo(f"  recognised: {note}")
+        if r["secret_scan_files"]:
+            shown = ", ".join(r["secret_scan_files"][:5])
+            more = len(r["secret_scan_files"]) - 5
+            click.echo(
+                f"  scanned for secrets only: {shown}" + (f" and {more} more" if more > 0 else "")
+            )
 
 
 def _check_codes(prefixes: tuple[str, ...], option: str) -> None:

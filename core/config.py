@@ -63,6 +63,9 @@ class Config:
     handoff_synonyms: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """HO rules: more headings that stand for a handoff section, e.g.
     ``{"Open Work" = ["Todo"], "Next Steps" = ["Prochaines étapes"]}``."""
+    allow_secrets: tuple[str, ...] = ()
+    """SC rules: fingerprints (``sha256:<hex>``, from ``memls secrets hash``) of values the
+    project knows are fakes; never the values themselves."""
     large_document_bytes: int = 1_048_576
     """Language server: a document over this many bytes gets the SZ rules only (0: no limit)."""
     source: Path | None = None
@@ -101,6 +104,7 @@ _KEYS = {
     "minilm_dir",
     "large_document_bytes",
     "handoff_synonyms",
+    "allow_secrets",
 }
 
 
@@ -125,6 +129,8 @@ def _apply(base: Config, data: dict[str, Any], base_dir: Path, where: str) -> Co
             elif norm in ("roots", "transcripts"):
                 items = [value] if isinstance(value, str) else list(value)
                 changes[norm] = tuple(_path(base_dir, v) for v in items)
+            elif norm == "allow_secrets":
+                changes[norm] = _fingerprints(value)
             elif norm == "handoff_synonyms":
                 changes[norm] = _handoff_synonyms(value)
             elif norm == "minilm_dir":
@@ -146,8 +152,27 @@ def _apply(base: Config, data: dict[str, Any], base_dir: Path, where: str) -> Co
             else:
                 changes[norm] = str(value)
         except (TypeError, ValueError, KeyError) as exc:
+            if norm == "allow_secrets":  # never echo what may be a pasted secret
+                raise _SettingError(where, key, f"bad value for {key!r} ({exc})") from exc
             raise _SettingError(where, key, f"bad value for {key!r}: {value!r} ({exc})") from exc
     return replace(base, **changes)
+
+
+_FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def _fingerprints(value: Any) -> tuple[str, ...]:
+    items = [value] if isinstance(value, str) else list(value)
+    out: list[str] = []
+    for item in items:
+        text = str(item).strip().lower()
+        if not _FINGERPRINT.fullmatch(text):
+            raise ValueError(
+                "each entry must be a fingerprint `sha256:<64 hex digits>` from "
+                "`memls secrets hash`, never the secret itself"
+            )
+        out.append(text)
+    return tuple(out)
 
 
 def _handoff_synonyms(value: Any) -> dict[str, tuple[str, ...]]:

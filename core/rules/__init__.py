@@ -19,7 +19,16 @@ from memls.core.config import Config
 from memls.core.model import Diagnostic, Document, Fix, Range, Severity, TextEdit
 from memls.core.workspace import Workspace
 
-FAMILIES = ("checkpoint", "index", "handoff", "log", "bundle", "memoryfile", "size")
+FAMILIES = (
+    "checkpoint",
+    "index",
+    "handoff",
+    "log",
+    "bundle",
+    "memoryfile",
+    "size",
+    "secrets",
+)
 
 
 @dataclass(frozen=True)
@@ -53,7 +62,8 @@ class RuleContext:
 
 CheckFn = Callable[[RuleContext], Iterable[Diagnostic]]
 _REGISTRY: dict[str, Rule] | None = None
-_CHECKS: list[CheckFn] | None = None
+_CHECKS: list[tuple[tuple[str, ...], CheckFn]] | None = None
+"""Each family's codes and check function; a family none of whose codes is enabled is skipped."""
 
 
 def _families() -> list[ModuleType]:
@@ -65,13 +75,13 @@ def registry() -> dict[str, Rule]:
     global _REGISTRY, _CHECKS
     if _REGISTRY is None:
         rules: dict[str, Rule] = {}
-        checks: list[CheckFn] = []
+        checks: list[tuple[tuple[str, ...], CheckFn]] = []
         for module in _families():
             for rule in module.RULES:
                 if rule.code in rules:
                     raise RuntimeError(f"duplicate rule code {rule.code}")
                 rules[rule.code] = rule
-            checks.append(module.check)
+            checks.append((tuple(rule.code for rule in module.RULES), module.check))
         _REGISTRY = dict(sorted(rules.items()))
         _CHECKS = checks
     return _REGISTRY
@@ -89,16 +99,27 @@ def check_document(
     cfg = config or workspace.config
     ctx = RuleContext(doc, workspace, now or _dt.datetime.now())
     out: list[Diagnostic] = []
-    for check in _CHECKS:
+    for codes, check in _CHECKS:
+        if (cfg.select or cfg.ignore) and not any(cfg.enabled(code) for code in codes):
+            continue
         for diag in check(ctx):
             if not cfg.enabled(diag.code):
                 continue
-            if doc.suppressions.suppresses(diag.code, diag.range.start.line):
+            if _suppressed(doc, diag):
                 continue
             severity = cfg.severity_for(diag.code, diag.severity)
             out.append(diag if severity is diag.severity else _with_severity(diag, severity))
     out.sort(key=lambda d: (d.range.start.line, d.range.start.character, d.code))
     return out
+
+
+def _suppressed(doc: Document, diag: Diagnostic) -> bool:
+    """Inline suppressions; a secret (SC) is silenced only line by line, never file-wide."""
+    sup = doc.suppressions
+    if not diag.code.startswith("SC"):
+        return sup.suppresses(diag.code, diag.range.start.line)
+    line = diag.range.start.line
+    return any(t == line and (not c or diag.code in c) for t, c in sup.next_line)
 
 
 def _with_severity(diag: Diagnostic, severity: Severity) -> Diagnostic:

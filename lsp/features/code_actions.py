@@ -10,6 +10,7 @@ from lsprotocol import types
 from memls.core.bundle import BUNDLE_TITLE
 from memls.core.fixes import apply_fixes, fix_text
 from memls.core.model import Diagnostic, Document, FileKind
+from memls.core.rules.secrets import known_fake_fix
 from memls.core.workspace import Workspace, checkpoint_name
 from memls.lsp import convert
 from memls.lsp.features import LanguageFeature
@@ -77,6 +78,16 @@ class CodeActions(LanguageFeature):
                     is_preferred=True,
                 )
             )
+            if d.code.startswith("SC"):
+                fake = known_fake_fix(lines, d)
+                actions.append(
+                    types.CodeAction(
+                        title=fake.title,
+                        kind=types.CodeActionKind.QuickFix,
+                        diagnostics=[lsp_diag(d)],
+                        edit=edit(*convert.text_edits(fake.edits, codec, lines)),
+                    )
+                )
         missing = [d for d in diagnostics if d.code in MISSING_SECTION_CODES and d.fix is not None]
         if len(missing) > 1:
             new = apply_fixes(doc.text, [d.fix for d in missing if d.fix is not None])

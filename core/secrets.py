@@ -1,0 +1,614 @@
+"""Secrets in memory text: find them, show them only redacted, and replace them.
+
+Agents copy what they saw into memory — a provider key from a shell session, a root password
+next to the server it opens — and memory is committed and pushed. This module finds such
+values in any text (Markdown memory, a JSONL transcript line) and is the one place that says
+what a secret looks like; the SC rules report what it finds, and every copy memls makes
+(LOG.md summaries, handoffs, the recall index, MCP results, SessionStart context) goes
+through :func:`redact`.
+
+Detection is layered so that text without a secret costs a few substring searches:
+
+1. a *gate* of literal markers (``sk-``, ``-----BEGIN``, ``password``, ``://…@`` …) finds
+   candidate lines (for a long JSONL record, a window around the marker);
+2. on those lines, the maintained ``detect-secrets`` plugins (its regex detectors: AWS,
+   GitHub, GitLab, Slack, Stripe, JWT, private keys, basic-auth URLs, …, its keyword
+   detector and its base64 entropy check with its false-positive heuristics) run, imported
+   only when a line needs them;
+3. beside them, what that detector misses on memory: provider key prefixes (``sk-``,
+   ``sk-ant-``, ``nvapi-``, ``fmcp_``, ``hf_``, ``AIza``, …), ``KEY=value`` and
+   ``password: …`` lines in prose, and a password written next to the host it opens.
+
+A value is never returned whole for display: :func:`preview` keeps a few leading
+characters; :func:`fingerprint` is what a project lists to mark a known fake.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import math
+import re
+import string
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+SC_API_KEY = "SC001"
+SC_PRIVATE_KEY = "SC002"
+SC_ASSIGNMENT = "SC003"
+SC_HOST_CREDENTIALS = "SC004"
+SC_HIGH_ENTROPY = "SC005"
+
+
+@dataclass(frozen=True, slots=True)
+class Secret:
+    """One secret value in a text: ``text[start:end]`` is the value itself."""
+
+    start: int
+    end: int
+    code: str
+    kind: str  # e.g. "OpenAI API key", "password", "private key"
+
+    def value(self, text: str) -> str:
+        return text[self.start : self.end]
+
+
+# -- the gate: where a secret can be at all ---------------------------------------------------
+# Every key of a known shape is a long token; a written value follows a secret-sounding name
+# and `:` or `=`; the rest are rare literals. Each is one fast pass over the text (literal
+# prefixes and character classes, never a case-insensitive alternation over the whole text).
+
+_LONG_RUN = re.compile(r"[A-Za-z0-9]{12,}")  # every key holds one; paths and branches do not
+_RUN_TABLE = bytes(
+    0x61 if (0x30 <= i <= 0x39 or 0x41 <= i <= 0x5A or 0x61 <= i <= 0x7A) else 0x20
+    for i in range(256)
+)  # ASCII letters and digits → "a", every other byte → " "
+_RUN = b"a" * 12
+_NAME_WORDS = (b"pass", b"pwd", b"secret", b"token", b"key", b"auth", b"credential")
+_NAME_TAIL = re.compile(rb"[a-z0-9_]*[\"']?(?:\*\*|__)?[ \t]*(?::=|=>|=|:)")
+_LITERALS = (b"://", b"-----begin", b"pass", b"pwd")
+_WINDOW = 400  # characters around a marker in a very long line (a JSONL record)
+
+
+def _credible_long_token(token: str) -> bool:
+    """A long token that could be a key: letters and digits, and not a plain path or word."""
+    has_digit = any(c.isdigit() for c in token)
+    has_alpha = any(c.isalpha() for c in token)
+    return has_digit and has_alpha and _shannon(token) >= 3.0
+
+
+# -- memls's own detectors --------------------------------------------------------------------
+
+_PROVIDERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern))
+    for kind, pattern in (
+        ("Anthropic API key", r"\bsk-ant-[A-Za-z0-9]{2,8}\d{0,2}-[A-Za-z0-9_-]{20,}"),
+        ("OpenAI API key", r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}"),
+        ("NVIDIA API key", r"\bnvapi-[A-Za-z0-9_-]{20,}"),
+        ("fastmcp API key", r"\bfmcp_[A-Za-z0-9_-]{16,}"),
+        ("Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}"),
+        ("Google API key", r"\bAIza[0-9A-Za-z_-]{35}"),
+        ("Google OAuth token", r"\bya29\.[0-9A-Za-z_-]{20,}"),
+        ("xAI API key", r"\bxai-[A-Za-z0-9]{32,}"),
+        ("Groq API key", r"\bgsk_[A-Za-z0-9]{32,}"),
+        ("Replicate token", r"\br8_[A-Za-z0-9]{30,}"),
+        ("Perplexity API key", r"\bpplx-[A-Za-z0-9]{32,}"),
+        ("Tavily API key", r"\btvly-(?:dev-)?[A-Za-z0-9]{20,}"),
+        ("Linear API key", r"\blin_api_[A-Za-z0-9]{30,}"),
+        ("DigitalOcean token", r"\bdop_v1_[a-f0-9]{64}"),
+        ("Shopify token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
+        ("webhook signing secret", r"\bwhsec_[A-Za-z0-9+/=]{24,}"),
+        ("GitHub token", r"\bgithub_pat_[A-Za-z0-9_]{40,}"),
+        ("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
+        ("GitLab token", r"\bgl(?:pat|dt|rt|ptt|soat|cbt)-[A-Za-z0-9_-]{20,}"),
+        ("Stripe key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}"),
+    )
+)
+
+_KEYWORD = (
+    r"pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key"
+    r"|private[_-]?key|client[_-]?secret|credentials?|auth"
+)
+# NAME = value, NAME: value, **Password:** value, "password": "value"
+_ASSIGNMENT = re.compile(
+    r"(?P<name>\b[A-Za-z0-9_.-]*(?:" + _KEYWORD + r")[A-Za-z0-9_]*)"
+    r"[\"']?(?:\*\*|__)?\s*(?::=|=>|=|:)\s*(?:\*\*|__)?\s*"
+    r"(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;|<>(){}\[\]]{6,})(?P=q)",
+    re.IGNORECASE,
+)
+# the root password is X / password X / pw X, beside a host on the same line
+_PROSE_PASSWORD = re.compile(
+    r"\b(?:password|passwd|pwd|passphrase)\b(?:\s+(?:is|was|of|for|=))?\s*[:=]?\s*"
+    r"(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;|<>]{6,})(?P=q)",
+    re.IGNORECASE,
+)
+_HOST = re.compile(
+    r"\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[\w.-]+@[\w-]+(?:\.[\w-]+)+\b|\bssh\b|\bhost\b"
+    r"|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|cloud|app|co|ai|xyz|local)\b",
+    re.IGNORECASE,
+)
+_URL_CREDENTIALS = re.compile(
+    r"\b[a-z][a-z0-9+.-]{1,20}://(?P<user>[^\s/:@\"'`<>]{1,64}):(?P<value>[^\s/@\"'`<>]{3,128})@"
+    r"(?P<host>[^\s/\"'`<>]+)",
+    re.IGNORECASE,
+)
+_PRIVATE_KEY = re.compile(
+    r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----(?P<body>.*?)"
+    r"(?:-----END \1-----|\Z)",
+    re.DOTALL,
+)
+
+# Values that stand for a secret rather than being one.
+_PLACEHOLDER_WORDS = {
+    "none",
+    "null",
+    "nil",
+    "true",
+    "false",
+    "changeme",
+    "change_me",
+    "password",
+    "passwd",
+    "secret",
+    "token",
+    "example",
+    "placeholder",
+    "redacted",
+    "removed",
+    "required",
+    "optional",
+    "string",
+    "undefined",
+    "notset",
+    "unset",
+    "hidden",
+    "masked",
+    "default",
+    "dummy",
+    "sample",
+    "test",
+    "testing",
+    "yourpassword",
+    "mypassword",
+}
+_PLACEHOLDER = re.compile(
+    r"\.\.\.|…|\*{3,}|x{4,}|X{4,}|^<|^\$|^%|^\{|^\[|\{\{|\$\{|^your[_-]|^my[_-]|_here$|^env[:.]"
+    r"|^os\.|^process\.env|^getenv|^secrets?\.|^vault:|^op://|^ref\+|^redacted|^removed"
+    r"|^(.)\1{5,}$|(?:here|goes|your|value)$",
+    re.IGNORECASE,
+)
+_CODE_VALUE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*(?:\(|\[)|\)$|^[a-z_]+\.[a-z_]+$")
+_PATHLIKE = re.compile(r"^[~./]|/[\w.-]+\.\w{1,5}$|\.(?:md|py|ts|js|json|toml|ya?ml|sh|txt|env)$")
+
+
+def _shannon(value: str) -> float:
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def looks_placeholder(value: str) -> bool:
+    """A value people write in place of a secret: ``sk-...``, ``<token>``, ``${API_KEY}``."""
+    bare = value.strip("\"'`*_")
+    if not bare or bare.casefold().replace("-", "").replace("_", "") in _PLACEHOLDER_WORDS:
+        return True
+    return bool(_PLACEHOLDER.search(bare))
+
+
+def _credible_password(value: str) -> bool:
+    """A written value that is credibly a password or token, not a word or a reference."""
+    if looks_placeholder(value) or _CODE_VALUE.search(value) or _PATHLIKE.search(value):
+        return False
+    if value.isalpha() and (value.islower() or value.istitle() or value.isupper()):
+        return False  # a word: "token: rotated", "Password: Required"
+    if re.fullmatch(r"[\d.:/-]+", value):
+        return False  # a number, date, version or time
+    if re.fullmatch(r"[0-9a-f]{7,40}", value) or re.fullmatch(r"[0-9a-f]{64}", value):
+        return False  # a commit or content hash
+    classes = sum(
+        (
+            any(c.islower() for c in value),
+            any(c.isupper() for c in value),
+            any(c.isdigit() for c in value),
+            any(not c.isalnum() for c in value),
+        )
+    )
+    return classes >= 2 and _shannon(value) >= 2.5
+
+
+def _credible_token(value: str) -> bool:
+    """A provider-prefixed value that is a real-looking key, not ``sk-your-key-here``."""
+    if looks_placeholder(value):
+        return False
+    tail = re.sub(r"^[A-Za-z]+[-_](?:[A-Za-z]+[-_])?", "", value)
+    if not any(c.isdigit() for c in tail) or not any(c.isalpha() for c in tail):
+        return False
+    if re.search(r"[a-z]{3,}-[a-z]{3,}-[a-z]{3,}", value):  # sk-my-openai-key-goes-here
+        return False
+    return _shannon(tail) >= 3.0
+
+
+# -- detect-secrets, imported only when a candidate line needs it ----------------------------
+
+_DS: tuple[list[Any], Any, Any, Any] | None = None
+
+
+def _detect_secrets() -> tuple[list[Any], Any, Any, Any]:
+    """detect-secrets' regex plugins, its keyword detector, its entropy plugin, its heuristics."""
+    global _DS
+    if _DS is None:
+        import importlib
+        import pkgutil
+
+        from detect_secrets import plugins as ds_plugins
+        from detect_secrets.filters import heuristic
+        from detect_secrets.plugins.base import RegexBasedDetector
+        from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+        from detect_secrets.plugins.keyword import KeywordDetector
+
+        regex_plugins: list[Any] = []
+        for info in pkgutil.iter_modules(ds_plugins.__path__):
+            module = importlib.import_module(f"detect_secrets.plugins.{info.name}")
+            for obj in vars(module).values():
+                if (
+                    isinstance(obj, type)
+                    and issubclass(obj, RegexBasedDetector)
+                    and obj is not RegexBasedDetector
+                    and obj.__module__ == module.__name__
+                    and obj.__name__ != "IPPublicDetector"  # an address is not a secret
+                ):
+                    regex_plugins.append(obj())
+        _DS = (regex_plugins, KeywordDetector(), Base64HighEntropyString(limit=4.5), heuristic)
+    return _DS
+
+
+def _ds_kind(secret_type: str) -> tuple[str, str]:
+    if secret_type == "Private Key":
+        return SC_PRIVATE_KEY, "private key"
+    if secret_type == "Basic Auth Credentials":
+        return SC_HOST_CREDENTIALS, "password in a URL"
+    return SC_API_KEY, secret_type.replace("Token", "token").replace("Key", "key")
+
+
+# -- scanning --------------------------------------------------------------------------------
+
+
+def _gate(data: bytes) -> list[int]:
+    """Byte offsets where a secret may start: runs of 12+ letters and digits that could be a
+    key, secret-sounding names followed by ``:`` or ``=``, and rare literals. Bytes, not
+    str: translate, lower and find run at memory speed, where a regex over the text would
+    try every position."""
+    hits: list[int] = []
+    runs = data.translate(_RUN_TABLE)
+    at = runs.find(_RUN)
+    while at != -1:
+        end = runs.find(b" ", at)
+        end = len(runs) if end == -1 else end
+        if _credible_long_token(data[at:end].decode("ascii")):
+            hits.append(at)
+        at = runs.find(_RUN, end)
+    lower = data.lower()
+    for word in _NAME_WORDS:
+        at = lower.find(word)
+        while at != -1:
+            if _NAME_TAIL.match(lower, at + len(word)):
+                hits.append(at)
+            at = lower.find(word, at + len(word))
+    for word in _LITERALS:
+        at = lower.find(word)
+        while at != -1:
+            hits.append(at)
+            at = lower.find(word, at + len(word))
+    return hits
+
+
+def _candidate_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each line (or window of a long line) where a secret may be."""
+    data = text.encode("utf-8", "surrogatepass")
+    hits = _gate(data)
+    if hits and len(data) != len(text):  # not ASCII: byte offsets → character offsets
+        hits = [len(data[:at].decode("utf-8", "surrogatepass")) for at in hits]
+    if not hits:
+        return []
+    hits.sort()
+    spans: list[tuple[int, int]] = []
+    for at in hits:
+        if spans and at < spans[-1][1]:
+            continue
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end == -1 else end
+        if end - start > 2 * _WINDOW:  # a long record: a window around the marker
+            start = max(start, at - _WINDOW)
+            end = min(end, at + _WINDOW)
+        if spans and start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+        else:
+            spans.append((start, end))
+    return spans
+
+
+def find_secrets(text: str, *, fences: Iterable[tuple[int, int]] = ()) -> list[Secret]:
+    """Every secret value in ``text``, in order, non-overlapping.
+
+    ``fences`` are (first line, last line) of fenced code blocks: a random-looking quoted
+    string inside one (base64 test data, a digest) is not reported as high-entropy, but a
+    key of a known shape or an assignment is, wherever it is.
+    """
+    spans = _candidate_spans(text)
+    if not spans:
+        return []
+    found: list[Secret] = []
+    if "-----BEGIN" in text:
+        for match in _PRIVATE_KEY.finditer(text):
+            body_start, body_end = match.span("body")
+            if body_end - body_start > 40 and not looks_placeholder(match["body"].strip()):
+                found.append(Secret(body_start, body_end, SC_PRIVATE_KEY, "private key"))
+    fence_lines = list(fences)
+    line_starts: list[int] | None = None
+    for start, end in spans:
+        segment = text[start:end]
+        in_fence = False
+        if fence_lines:
+            if line_starts is None:
+                line_starts = _line_starts(text)
+            line = bisect.bisect_right(line_starts, start) - 1
+            in_fence = any(a <= line <= b for a, b in fence_lines)
+        found.extend(_scan_segment(segment, start, in_fence))
+    return _non_overlapping(found)
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    at = text.find("\n")
+    while at != -1:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
+
+
+def _scan_segment(segment: str, base: int, in_fence: bool) -> Iterator[Secret]:
+    for kind, pattern in _PROVIDERS:
+        for match in pattern.finditer(segment):
+            value = match.group(0).rstrip(".-_")
+            if _credible_token(value):
+                yield Secret(
+                    base + match.start(), base + match.start() + len(value), SC_API_KEY, kind
+                )
+    for match in _URL_CREDENTIALS.finditer(segment):
+        value = match["value"]
+        if not looks_placeholder(value) and not value.isdigit():  # host:port, user:${PASS}
+            yield Secret(
+                base + match.start("value"),
+                base + match.end("value"),
+                SC_HOST_CREDENTIALS,
+                "password in a URL",
+            )
+    host = _HOST.search(segment)
+    for match in _ASSIGNMENT.finditer(segment):
+        value = match["value"]
+        if not _credible_password(value):
+            continue
+        name = match["name"]
+        lowered = name.lower()
+        if "pass" in lowered or "pwd" in lowered:
+            kind = "password"
+            code = SC_HOST_CREDENTIALS if host else SC_ASSIGNMENT
+            if host:
+                kind = "password beside a host"
+        else:
+            kind = f"value of {name}" if len(name) <= 40 else "secret value"
+            code = SC_ASSIGNMENT
+        yield Secret(base + match.start("value"), base + match.end("value"), code, kind)
+    if host:
+        for match in _PROSE_PASSWORD.finditer(segment):
+            value = match["value"]
+            if _credible_password(value):
+                yield Secret(
+                    base + match.start("value"),
+                    base + match.end("value"),
+                    SC_HOST_CREDENTIALS,
+                    "password beside a host",
+                )
+    if _needs_detect_secrets(segment):
+        yield from _detect_secrets_segment(segment, base, in_fence)
+
+
+def _needs_detect_secrets(segment: str) -> bool:
+    """Only a segment with a key-like token or quoted string reaches detect-secrets."""
+    return any(_credible_long_token(m.group(0)) for m in _LONG_RUN.finditer(segment))
+
+
+def _detect_secrets_segment(segment: str, base: int, in_fence: bool) -> Iterator[Secret]:
+    regex_plugins, keyword, entropy, heuristic = _detect_secrets()
+    lines = segment.split("\n")
+    offset = 0
+    for line in lines:
+        if len(line) >= 8:
+            yield from _ds_line(
+                line, base + offset, in_fence, regex_plugins, keyword, entropy, heuristic
+            )
+        offset += len(line) + 1
+
+
+def _ds_line(
+    line: str,
+    base: int,
+    in_fence: bool,
+    regex_plugins: list[Any],
+    keyword: Any,
+    entropy: Any,
+    heuristic: Any,
+) -> Iterator[Secret]:
+    for plugin in regex_plugins:
+        for value in set(plugin.analyze_string(line)):
+            if not isinstance(value, str) or len(value) < 8 or looks_placeholder(value):
+                continue
+            code, kind = _ds_kind(plugin.secret_type)
+            if code == SC_PRIVATE_KEY:
+                continue  # the block itself is found by _PRIVATE_KEY, with its body
+            if code == SC_API_KEY and not _credible_token(value) and len(value) < 24:
+                continue
+            yield from _positions(line, value, base, code, kind, whole_token=code == SC_API_KEY)
+    for value in set(keyword.analyze_string(line)):
+        if (
+            isinstance(value, str)
+            and _credible_password(value)
+            and not _ds_heuristics(heuristic, value, line)
+        ):
+            yield from _positions(line, value, base, SC_ASSIGNMENT, "secret value")
+    if in_fence:
+        return
+    for value in set(entropy.analyze_string(line)):
+        if (
+            isinstance(value, str)
+            and len(value) >= 20
+            and entropy.calculate_shannon_entropy(value) > entropy.entropy_limit
+            and not re.fullmatch(r"[0-9a-fA-F]+", value)
+            and not _ds_heuristics(heuristic, value, line)
+        ):
+            yield from _positions(line, value, base, SC_HIGH_ENTROPY, "random-looking string")
+
+
+def _ds_heuristics(heuristic: Any, value: str, line: str) -> bool:
+    """detect-secrets' own false-positive filters."""
+    return bool(
+        heuristic.is_sequential_string(value)
+        or heuristic.is_potential_uuid(value)
+        or heuristic.is_likely_id_string(value, line)
+        or heuristic.is_templated_secret(value)
+        or heuristic.is_prefixed_with_dollar_sign(value)
+        or heuristic.is_indirect_reference(line)
+        or heuristic.is_not_alphanumeric_string(value)
+    )
+
+
+_TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "_-.+/=")
+
+
+def _positions(
+    line: str, value: str, base: int, code: str, kind: str, whole_token: bool = False
+) -> Iterator[Secret]:
+    """Each place ``value`` is on the line; ``whole_token`` widens it to the token around it
+    (a detector that matched part of a JWT must not leave its signature behind)."""
+    at = line.find(value)
+    while at != -1:
+        end = at + len(value)
+        if whole_token:
+            while end < len(line) and line[end] in _TOKEN_CHARS:
+                end += 1
+            while end > at + len(value) and line[end - 1] in ".-_=":
+                end -= 1
+        yield Secret(base + at, base + end, code, kind)
+        at = line.find(value, end)
+
+
+_PRIORITY = {
+    SC_PRIVATE_KEY: 0,
+    SC_API_KEY: 1,
+    SC_HOST_CREDENTIALS: 2,
+    SC_ASSIGNMENT: 3,
+    SC_HIGH_ENTROPY: 4,
+}
+
+
+def _non_overlapping(found: list[Secret]) -> list[Secret]:
+    """One secret per stretch of text: the most specific kind, then the longest value."""
+    ranked = sorted(found, key=lambda s: (_PRIORITY[s.code], -(s.end - s.start), s.start))
+    kept: list[Secret] = []
+    for secret in ranked:
+        if any(secret.start < k.end and k.start < secret.end for k in kept):
+            continue
+        kept.append(secret)
+    return sorted(kept, key=lambda s: s.start)
+
+
+# -- showing and replacing -------------------------------------------------------------------
+
+
+def preview(value: str) -> str:
+    """A few leading characters and ``…``: enough to recognise, never the secret whole."""
+    value = value.strip()
+    n = len(value)
+    keep = 4 if n >= 24 else 2 if n >= 10 else 1
+    if "-" in value[:12] or "_" in value[:12]:  # keep a provider prefix readable: sk-pro…
+        cut = max(value.find("-", 0, 12), value.find("_", 0, 12))
+        keep = min(max(keep, cut + 1 + (1 if n >= 24 else 0)), n // 3)
+    return f"{value[:keep]}… ({n} characters)"
+
+
+def fingerprint(value: str) -> str:
+    """What a project lists in ``allow_secrets`` to mark a known fake (never the text)."""
+    return "sha256:" + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def placeholder(secret: Secret) -> str:
+    """What a quick fix writes instead of the value: says where the secret belongs."""
+    if secret.code == SC_PRIVATE_KEY:
+        return "\n(private key removed: keep it in ~/.ssh or your secret manager, not in memory)\n"
+    return f"<{secret.kind}: keep it in .env or a secret manager, not in memory>"
+
+
+def redaction(secret: Secret) -> str:
+    """What a copy memls makes (LOG.md, handoff, recall, MCP, context) holds instead."""
+    return f"[redacted {secret.kind}]"
+
+
+def redact(text: str, allowed: frozenset[str] | set[str] = frozenset()) -> str:
+    """``text`` with every secret value replaced by ``[redacted KIND]``.
+
+    ``allowed`` holds fingerprints a project marked as known fakes; those stay.
+    """
+    if not text:
+        return text
+    secrets = find_secrets(text)
+    if not secrets:
+        return text
+    parts: list[str] = []
+    last = 0
+    for secret in secrets:
+        if allowed and fingerprint(secret.value(text)) in allowed:
+            continue
+        parts.append(text[last : secret.start])
+        parts.append(redaction(secret))
+        last = secret.end
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+def redact_data(data: Any) -> Any:
+    """Every string inside a JSON-like value redacted (dict keys kept)."""
+    if isinstance(data, str):
+        return redact(data)
+    if isinstance(data, dict):
+        return {k: redact_data(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [redact_data(v) for v in data]
+    return data
+
+
+def detect_secrets_loaded() -> bool:
+    """Whether this process has imported detect-secrets (the import-diet tests read it)."""
+    return "detect_secrets" in sys.modules
+
+
+__all__ = [
+    "SC_API_KEY",
+    "SC_ASSIGNMENT",
+    "SC_HIGH_ENTROPY",
+    "SC_HOST_CREDENTIALS",
+    "SC_PRIVATE_KEY",
+    "Secret",
+    "find_secrets",
+    "fingerprint",
+    "looks_placeholder",
+    "placeholder",
+    "preview",
+    "redact",
+    "redact_data",
+    "redaction",
+]

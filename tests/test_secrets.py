@@ -1,0 +1,322 @@
+"""The SC rules: secrets written into memory are findings that never print the secret.
+
+Every value here is a fake generated at test time in the shape of the real kind (a random
+tail after the provider's prefix); none is, or was ever, a live credential.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import secrets
+import string
+import subprocess
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from memls.core.secrets import find_secrets, fingerprint, redact
+from tests.cli_helpers import memls_on, run_memls
+from tests.lsp_helpers import (
+    apply_lsp_edits,
+    change_all,
+    open_params,
+    root_of,
+    uri,
+    wait_for_diagnostics,
+)
+
+ALNUM = string.ascii_letters + string.digits
+
+
+def rand(n: int, alphabet: str = ALNUM) -> str:
+    while True:
+        value = "".join(secrets.choice(alphabet) for _ in range(n))
+        mixed = any(c.isdigit() for c in alphabet) and any(c.isalpha() for c in alphabet)
+        if not mixed or (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
+            return value
+
+
+def fake_jwt() -> str:
+    def part(data: dict[str, object]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+
+    return f"{part({'alg': 'HS256', 'typ': 'JWT'})}.{part({'sub': rand(12)})}.{rand(43)}"
+
+
+def positives() -> list[tuple[str, str, str]]:
+    """(code, line of memory holding the fake, the fake value), one per detector kind."""
+    out: list[tuple[str, str, str]] = []
+
+    def add(code: str, template: str, value: str) -> None:
+        out.append((code, template.format(v=value), value))
+
+    add("SC001", "- eval ran with {v} from the shell", "sk-proj-" + rand(48))
+    add("SC001", "ANTHROPIC_API_KEY={v}", "sk-ant-api03-" + rand(93, ALNUM + "-_"))
+    add("SC001", "- the NVIDIA key: {v}", "nvapi-" + rand(64, ALNUM + "-_"))
+    add("SC001", "gateway uses {v}", "fmcp_" + rand(40))
+    add("SC001", "HF download token {v}", "hf_" + rand(34))
+    add("SC001", "maps key {v}", "AIza" + rand(35, ALNUM + "-_"))
+    add("SC001", "pushed with {v}", "ghp_" + rand(36))
+    add("SC001", "ci token {v}", "glpat-" + rand(20))
+    add("SC001", "bot {v}", f"xoxb-{rand(12, string.digits)}-{rand(12, string.digits)}-{rand(24)}")
+    add("SC001", "stripe {v}", "sk_live_" + rand(24))
+    add("SC001", "aws id {v}", "AKIA" + rand(16, string.ascii_uppercase + string.digits))
+    add("SC001", "session cookie {v}", fake_jwt())
+    add("SC003", "JWT_SECRET={v}", secrets.token_urlsafe(24))
+    add("SC003", "- AUTH_PASSWORD: {v}", rand(14) + "!")
+    add("SC003", "- **Password:** {v}", rand(12) + "#")
+    add("SC004", "ssh root@203.0.113.7 password {v}", rand(10) + "9%")
+    add("SC004", "db at postgres://admin:{v}@db.example.com:5432/app", rand(16))
+    return out
+
+
+NEGATIVES = [
+    "JWT_SECRET is read from the environment at start-up",
+    "- rotate the gateway token before Friday",
+    "Put `OPENAI_API_KEY=sk-...` in `.env` (never commit it).",
+    "- Set ANTHROPIC_API_KEY=<your key> in the shell",
+    "commit 3f9a2c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39 fixed the parser",
+    "- **Token:** rotated on Monday",
+    "password: <ask the owner>",
+    "API_KEY=${API_KEY}",
+    "token = os.environ['GITHUB_TOKEN']",
+    "- key decision: keep the index under 200 lines",
+    "api_key: Optional[str] = None",
+    "see docs/auth.md for the token flow",
+    "https://user@example.com/repo.git",
+    "OPENAI_API_KEY=sk-xxxxxxxxxxxxxxxxxxxxxxxx",
+    "the sk-your-key-here placeholder in the README",
+    "- Tokens: 12k in, 3k out",
+    "id 550e8400-e29b-41d4-a716-446655440000 of the run",
+    "branch feature/recall-fallback-v2 merged",
+]
+
+
+def test_each_kind_is_found_with_its_code_and_never_printed_whole() -> None:
+    for code, line, value in positives():
+        found = find_secrets(line)
+        assert [s.code for s in found] == [code], (code, line.replace(value, "<fake>"))
+        assert found[0].value(line) == value
+        assert value not in redact(line)
+
+
+def test_what_people_write_all_the_time_is_not_a_secret() -> None:
+    for line in NEGATIVES:
+        assert find_secrets(line) == [], line
+    fenced = '```\nDATA = "' + base64.b64encode(secrets.token_bytes(48)).decode() + '"\n```\n'
+    assert find_secrets(fenced, fences=[(0, 2)]) == []
+
+
+def test_private_key_block_is_one_finding_and_its_body_is_replaced() -> None:
+    body = "\n".join(rand(64, ALNUM + "+/") for _ in range(6))
+    text = (
+        f"notes\n-----BEGIN OPENSSH PRIVATE KEY-----\n{body}\n-----END OPENSSH PRIVATE KEY-----\n"
+    )
+    (found,) = find_secrets(text)
+    assert found.code == "SC002"
+    assert body.splitlines()[2] not in redact(text)
+    assert "BEGIN OPENSSH PRIVATE KEY" in redact(text)
+
+
+def plant(root: Path) -> dict[Path, list[tuple[str, str]]]:
+    """One fake in every kind of memory file a root holds; path → [(code, value)]."""
+    cases = positives()
+    planted: dict[Path, list[tuple[str, str]]] = {}
+
+    def put(rel: str, header: str, n: int, jsonl: bool = False) -> None:
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        chosen = [cases[(len(planted) * 3 + i) % len(cases)] for i in range(n)]
+        if jsonl:
+            lines = [
+                json.dumps({"type": "user", "message": {"content": line}}) for _, line, _ in chosen
+            ]
+            path.write_text("\n".join(lines) + "\n")
+        else:
+            path.write_text(header + "\n".join(line for _, line, _ in chosen) + "\n")
+        planted[path] = [(code, value) for code, _, value in chosen]
+
+    put("checkpoint-fake.md", "# Checkpoint: fake\n\n- **Branch:** `main`\n\n## Notes\n", 2)
+    put("LOG.md", "# Log\n\n## 2026-11-30 10:00 — session\n", 2)
+    put(".handoff.md", "# Handoff\n\n## Current State\n", 2)
+    put("topic.md", "# Topic\n\n", 2)
+    put("memory/archive/2025-10.md", "# October\n\n", 2)
+    put("memory/2026-11-29.md", "# 2026-11-29\n\n", 2)
+    put("memory/session-transcripts/s1.jsonl", "", 2, jsonl=True)
+    put("transcripts/s2.jsonl", "", 2, jsonl=True)
+    (root / "MEMORY.md").write_text("# Project Memory\n\n- [Topic](topic.md)\n")
+    return planted
+
+
+def test_check_finds_a_secret_in_every_kind_of_memory_file_and_never_prints_it(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "mem"
+    planted = plant(root)
+    values = [v for items in planted.values() for _, v in items]
+    outputs = {}
+    for fmt in ("text", "json", "sarif"):
+        result = memls_on(root, "check", "--format", fmt)
+        assert result.returncode == 1, result.stderr
+        outputs[fmt] = result.stdout + result.stderr
+        for value in values:
+            assert value not in outputs[fmt], fmt
+    data = json.loads(memls_on(root, "check", "--format", "json").stdout)
+    found = {(d["path"], d["code"]) for d in data["diagnostics"] if d["code"].startswith("SC")}
+    for path, items in planted.items():
+        rel = path.relative_to(root).as_posix()
+        for code, _ in items:
+            assert (rel, code) in found, (rel, code)
+    scanned = data["roots"][0]["secret_scan_files"]
+    assert "memory/archive/2025-10.md" in scanned
+    assert "transcripts/s2.jsonl" in scanned
+
+
+def test_fix_replaces_the_value_and_keeps_the_rest(tmp_path: Path) -> None:
+    root = tmp_path / "mem"
+    key = "nvapi-" + rand(60)
+    (root / "memory" / "archive").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("# Project Memory\n\n- [Notes](notes.md)\n")
+    (root / "notes.md").write_text(f"# Notes\n\n- the key {key} came from the shell\n")
+    archive = root / "memory" / "archive" / "old.md"
+    archive.write_bytes(
+        f"caf\xe9 \r\n- JWT_SECRET={secrets.token_urlsafe(24)}\r\n".encode("latin-1")
+    )
+    before = archive.read_bytes()
+    result = memls_on(root, "check", "--fix")
+    assert "SC00" not in result.stdout, result.stdout
+    notes = (root / "notes.md").read_text()
+    assert key not in notes
+    assert (
+        "- the key <NVIDIA API key: keep it in .env or a secret manager, not in memory> came"
+        in notes
+    )
+    after = archive.read_bytes()
+    assert after.startswith(b"caf\xe9 \r\n- JWT_SECRET=<")  # invalid UTF-8 and CRLF kept
+    assert after.endswith(b">\r\n")
+    assert after != before
+    assert "Fixed 2." in result.stdout
+    again = memls_on(root, "check", "--fix")
+    assert "All checks passed." in again.stdout  # nothing more to do: the placeholder is no secret
+    assert archive.read_bytes() == after
+
+
+def test_known_fakes_by_next_line_comment_or_fingerprint_but_never_file_wide(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "mem"
+    root.mkdir()
+    one, two, three = ("sk-proj-" + rand(48) for _ in range(3))
+    (root / "MEMORY.md").write_text(
+        "# Project Memory\n\n<!-- memls-disable -->\n<!-- memls-disable SC001 -->\n"
+        f"<!-- memls-disable-next-line SC001 -->\n- test fixture key {one}\n"
+        f"- fixture {two}\n- real {three}\n"
+    )
+    (root / "memls.toml").write_text(f'allow_secrets = ["{fingerprint(two)}"]\n')
+    data = json.loads(memls_on(root, "check", "--format", "json").stdout)
+    sc = [d for d in data["diagnostics"] if d["code"] == "SC001"]
+    assert [d["line"] for d in sc] == [8]
+    (root / "memls.toml").write_text(f'allow_secrets = ["{two}"]\n')
+    refused = memls_on(root, "check")
+    assert refused.returncode == 2
+    assert two not in refused.stdout + refused.stderr  # the refusal does not echo it either
+    assert "fingerprint" in refused.stderr
+
+
+def test_secrets_hash_and_fingerprint_commands(tmp_path: Path) -> None:
+    value = "sk-proj-" + rand(48)
+    hashed = subprocess.run(
+        [*run_memls_args(), "secrets", "hash"],
+        input=value + "\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert hashed.stdout.strip() == fingerprint(value)
+    (tmp_path / "n.md").write_text(f"x\n- key {value}\n")
+    shown = run_memls("secrets", "fingerprint", "n.md", "2", cwd=tmp_path)
+    assert fingerprint(value) in shown.stdout
+    assert value not in shown.stdout
+
+
+def run_memls_args() -> list[str]:
+    import sys
+
+    return [sys.executable, "-m", "memls"]
+
+
+def test_pre_commit_hook_fails_on_a_secret_in_an_archive(tmp_path: Path) -> None:
+    spec = (Path(__file__).resolve().parents[1] / ".pre-commit-hooks.yaml").read_text()
+    files = re.search(r"files: '(.*)'", spec)
+    assert files is not None
+    pattern = re.compile(files.group(1))
+    for rel in (
+        "memory/archive/2025-10.md",
+        "memory/session-transcripts/a.jsonl",
+        "transcripts/a.jsonl",
+        "LOG.md",
+    ):
+        assert pattern.search(rel), rel
+    root = tmp_path / "repo"
+    (root / "memory" / "archive").mkdir(parents=True)
+    (root / "memory" / "MEMORY.md").write_text("# Project Memory\n")
+    (root / "memory" / "archive" / "old.md").write_text(
+        f"- JWT_SECRET={secrets.token_urlsafe(24)}\n"
+    )
+    result = run_memls("check", "memory/archive/old.md", cwd=root)  # the hook's entry and one file
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "SC003" in result.stdout
+
+
+async def test_language_server_reports_redacted_and_offers_both_fixes(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    path = root_of(tmp_path) / "testing.md"
+    key = "sk-ant-api03-" + rand(90)
+    text = path.read_text() + f"\n- eval key {key}\n"
+    client.text_document_did_open(open_params(path, text))
+    diags = await wait_for_diagnostics(client, path, lambda codes: "SC001" in codes)
+    sc = next(d for d in diags if d.code == "SC001")
+    assert key not in sc.message
+    assert "Anthropic API key" in sc.message
+    assert sc.severity == types.DiagnosticSeverity.Error
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri(path)),
+            range=sc.range,
+            context=types.CodeActionContext(diagnostics=[sc]),
+        )
+    )
+    assert actions is not None
+    titles = [a.title for a in actions if isinstance(a, types.CodeAction)]
+    assert any(t.startswith("Replace the Anthropic API key") for t in titles), titles
+    assert any(t.startswith("Mark as a known fake") for t in titles), titles
+    for action in actions:
+        assert isinstance(action, types.CodeAction)
+        assert key not in json.dumps(action.edit.changes if action.edit else {}, default=str)
+    replace = next(
+        a for a in actions if isinstance(a, types.CodeAction) and a.title.startswith("Replace")
+    )
+    assert replace.edit is not None
+    assert replace.edit.changes is not None
+    fixed = apply_lsp_edits(text, list(replace.edit.changes[uri(path)]))
+    assert key not in fixed
+    client.text_document_did_change(change_all(path, fixed, 2))
+    await wait_for_diagnostics(client, path, lambda codes: "SC001" not in codes)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_secret_in_a_refused_argument_is_not_echoed(tmp_path: Path, fmt: str) -> None:
+    """memls check on a root whose config is broken by a pasted value does not repeat it."""
+    root = tmp_path / "mem"
+    root.mkdir()
+    value = "ghp_" + rand(36)
+    (root / "memls.toml").write_text(f'allow_secrets = "{value}"\n')
+    args = ["check"] + (["--format", "json"] if fmt == "json" else [])
+    result = memls_on(root, *args)
+    assert result.returncode == 2
+    assert value not in result.stdout + result.stderr
