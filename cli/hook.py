@@ -16,6 +16,12 @@ breaks the session: whatever goes wrong is one line on stderr and exit status 0.
   other checkpoints — within a budget.
 - ``post-compact``: keep ``compact_summary`` as a LOG entry, and in the handoff's Current
   State when the handoff is older than the session.
+
+What a hook writes on its own is private: the archive (0600, its folder 0700, kept out of
+git by ``transcripts/.gitignore``), ``.memls/`` (0700) and everything in it (0600), and a
+LOG.md or handoff it creates (0600; an existing one keeps its mode). A symlink at any of
+those paths, or a ``.memls`` that is a link, not a folder or not the user's, is refused
+(``UnsafeStateError``): one line on stderr, exit 0, nothing written there.
 """
 
 from __future__ import annotations
@@ -98,15 +104,18 @@ def hook(event: str, root: Path | None, budget: int | None) -> None:
 
     Always exits 0: a problem is one line on stderr, and the session goes on.
     """
+    from memls.core.fsutil import private_new_files
+
     try:
         payload = _payload(sys.stdin)
         base = _root(payload, root)
-        if event == "session-start":
-            _session_start(base, payload, budget)
-        elif event == "post-compact":
-            _post_compact(base, payload)
-        else:
-            _archive(base, payload, index_now=event == "pre-compact")
+        with private_new_files():  # a LOG.md or handoff the hook creates is 0600
+            if event == "session-start":
+                _session_start(base, payload, budget)
+            elif event == "post-compact":
+                _post_compact(base, payload)
+            else:
+                _archive(base, payload, index_now=event == "pre-compact")
     except HookError as exc:
         _say(event, str(exc))
     except Exception as exc:  # a hook never breaks the session
@@ -123,9 +132,14 @@ def _session_start(root: Path, payload: dict[str, Any], budget: int | None) -> N
     from memls.cli.opsutil import git_for
     from memls.core.agent.context import DEFAULT_BUDGET_TOKENS, session_context
     from memls.core.agent.health import quick_health
+    from memls.core.fsutil import UnsafeStateError
 
     tokens = budget or _env_int(BUDGET_ENV) or DEFAULT_BUDGET_TOKENS
-    health = quick_health(root)
+    refused: str | None = None
+    try:
+        health = quick_health(root)
+    except UnsafeStateError as exc:  # the context still goes out; the refusal on stderr
+        health, refused = None, str(exc)
     line = (
         health.line()
         if health is not None
@@ -135,6 +149,8 @@ def _session_start(root: Path, payload: dict[str, Any], budget: int | None) -> N
     text = session_context(root, source, git=git_for(root), budget_tokens=tokens, health_line=line)
     out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
     click.echo(json.dumps(out, ensure_ascii=False))
+    if refused is not None:
+        raise HookError(refused)
 
 
 def _env_int(name: str) -> int | None:

@@ -20,6 +20,7 @@ from memls.cli.common import (
     without_cyclic_gc,
 )
 from memls.core.config import ConfigError
+from memls.core.fsutil import UnsafePathError
 from memls.core.recall.chunking import KINDS
 
 P = ParamSpec("P")
@@ -44,10 +45,12 @@ def _fail(message: str) -> NoReturn:
 def _on_root(
     call: Callable[Concatenate[Path, P], T], root: Path | None, *args: P.args, **kwargs: P.kwargs
 ) -> T:
-    """Run a recall API call on the command's root; a bad config ends the command (status 2)."""
+    """Run a recall API call on the command's root; a bad config, or memls state it refuses
+    to write through (``UnsafeStateError``: a link at ``.memls`` or in it), ends the command
+    (status 2, one line)."""
     try:
         return call(resolve_root(root), *args, **kwargs)
-    except ConfigError as exc:
+    except (ConfigError, UnsafePathError) as exc:
         _fail(str(exc))
 
 

@@ -2,19 +2,33 @@
 
 Every write goes to a temporary file in the target's directory, is fsynced, then renamed
 over the target, so a reader (or a crash) sees the old or the new file, never a mix.
+
+memls's own state — ``<root>/.memls/`` and the transcript archive — is written only into a
+real folder of the user's (:func:`private_dir`, :func:`state_dir`: mode 0700, never a
+symlink) and only into files opened without following a link (:func:`open_private`,
+:func:`write_private`: mode 0600); anything else is refused with :class:`UnsafeStateError`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
-import tempfile
+import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
+from typing import BinaryIO
 
 TEMP_PREFIX = ".memls-tmp-"
+STATE_DIR = ".memls"
+"""memls's own folder in a root: the recall store, locks, the health cache, the worker's pid and log."""
+PRIVATE_FILE_MODE = 0o600
+PRIVATE_DIR_MODE = 0o700
+STATE_IGNORE = "*\n"
+"""``.memls/.gitignore``: everything in it, the ignore file too, stays out of git."""
 NAME_MAX = 255
 """Longest file name (one path segment) in bytes on the file systems memls writes to."""
 # Test-only: seconds to sleep between writing the temp file and renaming it, so crash
@@ -25,6 +39,169 @@ _CONTROL = {chr(c) for c in range(32)} | {"\x7f"}
 
 class UnsafePathError(ValueError):
     """A name or path that would leave the memory root or is not a plain relative path."""
+
+
+class UnsafeStateError(UnsafePathError):
+    """memls's own files (``.memls/``, the transcript archive) would go through a symlink,
+    into something that is not a plain directory or file, or into another user's folder.
+    Nothing was written; the message is one line naming the path. The CLI exits 2 on it,
+    a hook reports it on stderr and exits 0."""
+
+
+def _unsafe(path: Path, why: str) -> UnsafeStateError:
+    return UnsafeStateError(
+        f"refusing to use {path} for memls's own files: {why} "
+        "(memls keeps them only in plain files and folders of yours; remove or fix it)"
+    )
+
+
+_PRIVATE_NEW: ContextVar[bool] = ContextVar("memls_private_new_files", default=False)
+
+
+@contextlib.contextmanager
+def private_new_files() -> Iterator[None]:
+    """Within this context, a file :func:`atomic_write` creates is mode 0600 (an existing
+    file keeps its mode). The hooks write LOG.md and the handoff this way: what they put
+    there comes from the session."""
+    token = _PRIVATE_NEW.set(True)
+    try:
+        yield
+    finally:
+        _PRIVATE_NEW.reset(token)
+
+
+def refuse_link(path: Path) -> os.stat_result | None:
+    """``path``'s lstat, or None when nothing is there; a symlink (dangling or not) or
+    anything but a regular file is refused with :class:`UnsafeStateError`."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        raise _unsafe(path, "it is a symbolic link")
+    if not stat.S_ISREG(st.st_mode):
+        raise _unsafe(path, "it is not a regular file")
+    return st
+
+
+def private_dir(path: Path) -> Path:
+    """``path`` ready for memls's own files: created with mode 0700 when missing (its parent
+    must exist); an existing folder of the user's is tightened to 0700. A symlink (dangling
+    or not), anything but a directory, or another user's folder is refused
+    (:class:`UnsafeStateError`)."""
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(path, PRIVATE_DIR_MODE)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise _unsafe(
+                path, "it is a symbolic link" if path.is_symlink() else "it is not a directory"
+            ) from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if st.st_uid != os.geteuid():
+            raise _unsafe(path, f"it belongs to another user (uid {st.st_uid})")
+        if stat.S_IMODE(st.st_mode) != PRIVATE_DIR_MODE:
+            os.fchmod(fd, PRIVATE_DIR_MODE)
+    finally:
+        os.close(fd)
+    return path
+
+
+def state_dir(root: Path) -> Path:
+    """``<root>/.memls``, checked and ready (:func:`private_dir`) and git-ignored: its
+    ``.gitignore`` (``*``) is written when missing, and refused when it is a link."""
+    folder = private_dir(root / STATE_DIR)
+    ignore = folder / ".gitignore"
+    if refuse_link(ignore) is None:
+        create_private(ignore, STATE_IGNORE.encode("ascii"))
+    return folder
+
+
+def state_parent(path: Path) -> Path:
+    """Make ready the folder a state file ``path`` goes in: ``<root>/.memls`` through
+    :func:`state_dir`; another folder (a configured ``recall_db``) is created as before."""
+    parent = path.parent
+    if parent.name == STATE_DIR:
+        return state_dir(parent.parent)
+    parent.mkdir(parents=True, exist_ok=True)
+    return parent
+
+
+def open_private(path: Path, flags: int) -> int:
+    """A file descriptor on the regular file ``path``, opened with ``O_NOFOLLOW``: a symlink
+    there (dangling or not) is refused, and so is anything but a regular file (a FIFO does
+    not block: the open is non-blocking until checked). A file created is mode 0600; an
+    existing one of the user's wider than that is tightened to 0600."""
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, PRIVATE_FILE_MODE)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or (exc.errno == errno.EEXIST and path.is_symlink()):
+            raise _unsafe(path, "it is a symbolic link") from None
+        if exc.errno in (errno.ENXIO, errno.EISDIR):
+            raise _unsafe(path, "it is not a regular file") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _unsafe(path, "it is not a regular file")
+        if st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) & 0o077:
+            os.fchmod(fd, stat.S_IMODE(st.st_mode) & ~0o077 & 0o777)
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def create_private(path: Path, data: bytes) -> bool:
+    """Create ``path`` (0600, ``O_EXCL``, never through a link) holding ``data``; False when
+    a regular file is already there (left as it is)."""
+    try:
+        fd = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    except FileExistsError:
+        refuse_link(path)
+        return False
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return True
+
+
+def write_private(
+    path: Path,
+    data: bytes | Callable[[BinaryIO], object],
+    *,
+    sync: bool = True,
+    temp_prefix: str = TEMP_PREFIX,
+) -> None:
+    """Replace ``path`` atomically with a 0600 file (``data``, or what ``data(handle)``
+    writes); a symlink or anything but a regular file at ``path`` is refused. The folder
+    must be ready already (:func:`state_dir`)."""
+    import tempfile  # here: a search opening the store needs none of it
+
+    refuse_link(path)
+    fd, tmp = tempfile.mkstemp(prefix=temp_prefix, dir=path.parent)  # 0600, O_EXCL
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            if isinstance(data, bytes):
+                handle.write(data)
+            else:
+                data(handle)
+            handle.flush()
+            if sync:
+                os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def check_relative(rel: str, what: str = "path") -> str:
@@ -91,6 +268,8 @@ def atomic_write(path: Path, content: str | bytes, *, root: Path | None = None) 
         pass
     except IsADirectoryError as exc:
         raise UnsafePathError(f"{path} is a directory") from exc
+    import tempfile
+
     directory = path.parent
     directory.mkdir(parents=True, exist_ok=True)
     mode = _mode_for(path)
@@ -136,6 +315,8 @@ def _mode_for(path: Path) -> int:
     try:
         return path.stat().st_mode & 0o777
     except OSError:
+        if _PRIVATE_NEW.get():
+            return PRIVATE_FILE_MODE
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask

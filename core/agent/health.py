@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from memls.core.config import Config, load_config
-from memls.core.fsutil import atomic_write
+from memls.core.fsutil import UnsafeStateError, state_dir, write_private
 from memls.core.model import Diagnostic, Severity
 from memls.core.workspace import memory_files
 
@@ -113,9 +113,12 @@ def quick_health(root: Path, config: Config | None = None) -> Health | None:
 
 
 def _store(root: Path, health: Health) -> None:
-    cache = root / CACHE
+    """Cache the summary (``.memls`` checked, the file 0600 and never written through a
+    link: :class:`~memls.core.fsutil.UnsafeStateError` is raised for the caller to report)."""
     try:
-        cache.parent.mkdir(exist_ok=True)
-        atomic_write(cache, json.dumps(asdict(health)) + "\n", root=root)
+        state_dir(root)
+        write_private(root / CACHE, (json.dumps(asdict(health)) + "\n").encode("utf-8"))
+    except UnsafeStateError:
+        raise
     except (OSError, ValueError):
         pass  # a read-only root still gets its summary, just not cached

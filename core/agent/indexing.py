@@ -16,6 +16,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from memls.core.fsutil import UnsafeStateError, open_private, refuse_link, state_dir, write_private
+
 BACKFILL_ENV = "MEMLS_HOOK_BACKFILL"
 """``detached`` (default), ``inline`` or ``off``: see :func:`after_archive`."""
 PID_FILE = ".memls/backfill.pid"
@@ -69,10 +71,16 @@ archived for the first time) is indexed by the background worker a moment later.
 
 def _running(pid_file: Path) -> bool:
     try:
-        pid = int(pid_file.read_text().strip())
+        fd = open_private(pid_file, os.O_RDONLY)  # a link there is refused, not read
+    except FileNotFoundError:
+        return False
+    try:
+        pid = int(os.read(fd, 64).decode("ascii", "replace").strip())
         os.kill(pid, 0)
     except (OSError, ValueError):
         return False
+    finally:
+        os.close(fd)
     return True
 
 
@@ -113,13 +121,18 @@ def after_archive(
 
 
 def start_worker(root: Path) -> str:
-    """Start :func:`work` for ``root`` in a detached process, unless one is running."""
-    state = root / ".memls"
-    state.mkdir(exist_ok=True)
+    """Start :func:`work` for ``root`` in a detached process, unless one is running.
+
+    The pid file and the log (0600: the worker's messages quote the store) are checked
+    before the worker starts: a link at either is refused
+    (:class:`~memls.core.fsutil.UnsafeStateError`) and no worker runs."""
+    state_dir(root)
     pid_file = root / PID_FILE
+    refuse_link(pid_file)
     if _running(pid_file):
         return "a background backfill is already running"
-    with open(root / LOG_FILE, "ab") as log:
+    log = open_private(root / LOG_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    try:
         proc = subprocess.Popen(
             [sys.executable, "-m", "memls.core.agent.indexing", str(root)],
             stdin=subprocess.DEVNULL,
@@ -128,7 +141,9 @@ def start_worker(root: Path) -> str:
             start_new_session=True,
             close_fds=True,
         )
-    pid_file.write_text(f"{proc.pid}\n")
+    finally:
+        os.close(log)
+    write_private(pid_file, f"{proc.pid}\n".encode("ascii"))
     return f"health and embedding in the background (pid {proc.pid}, log {LOG_FILE})"
 
 
@@ -137,7 +152,10 @@ def work(root: Path) -> None:
     from memls.core.agent.health import compute_health
     from memls.core.recall import api
 
-    compute_health(root)
+    try:
+        compute_health(root)
+    except UnsafeStateError as exc:  # the summary is not cached; the backfill still runs
+        print(exc, flush=True)
     result = api.backfill(root)
     print(result["message"], flush=True)
 

@@ -222,18 +222,25 @@ def session_status(git: Git, root: Path) -> list[str]:
     The checkpoint and MEMORY.md a save writes are not files the session modified; listing
     them would make the next identical save differ. When the root is a folder inside the
     repository, everything in it (and an untracked folder holding it) is memory, not work.
-    When the root is the repository itself, only MEMORY.md, the checkpoints and ``.memls/``
-    are left out, so the project's own files still show.
+    When the root is the repository itself, only MEMORY.md, the checkpoints, ``.memls/``
+    and what the hooks keep in ``transcripts/`` (archived sessions, their ``.gitignore``, a
+    handoff there — and the folder when it holds nothing else) are left out, so the
+    project's own files still show.
     """
     top = git.toplevel
     base = Path(git.cwd).resolve()
     folder = top is not None and root != top.resolve() and root.is_relative_to(top.resolve())
+    archive = root / "transcripts"
 
     def is_memory(path: Path) -> bool:
         if path.name.startswith(TEMP_PREFIX):
             return True  # a writer's temp file (this save's or another process's), never work
         if folder and (path.is_relative_to(root) or root.is_relative_to(path)):
             return True
+        if path.parent == archive:
+            return _archive_entry(path.name)
+        if path == archive:
+            return _only_archive(archive)
         own = path.name in ("MEMORY.md", ".memls") or CHECKPOINT_RE.match(path.name)
         return path.parent == root and bool(own)
 
@@ -243,6 +250,24 @@ def session_status(git: Git, root: Path) -> list[str]:
         if not any(is_memory(Path(os.path.normpath(base / p))) for p in _status_paths(line))
     ]
     return kept[:STATUS_LINES]
+
+
+def _archive_entry(name: str) -> bool:
+    """A name the hooks keep in ``transcripts/``: an archived session, its ignore file, the
+    handoff kept there, a writer's temp file."""
+    return (
+        name.endswith(".jsonl")
+        or name in (".gitignore", ".handoff.md")
+        or (name.startswith(TEMP_PREFIX))
+    )
+
+
+def _only_archive(folder: Path) -> bool:
+    """Whether ``transcripts/`` (listed by git as one untracked folder) holds only those."""
+    try:
+        return all(_archive_entry(entry.name) for entry in os.scandir(folder))
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from memls.core.fsutil import open_private, state_parent
+
 DEFAULT_TIMEOUT = 600.0
 """Seconds a backfill waits for another one before giving up (``MEMLS_RECALL_LOCK_TIMEOUT``)."""
 _POLL = 0.05
@@ -59,8 +61,8 @@ def backfill_lock(
     """
     limit = default_timeout() if timeout is None else max(0.0, timeout)
     path = lock_path(db)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    state_parent(path)  # .memls checked (0700, not a link) or a configured folder created
+    fd = open_private(path, os.O_RDWR | os.O_CREAT)  # never through a link; 0600
     try:
         started = time.monotonic()
         told = False

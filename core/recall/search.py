@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from memls.core.fsutil import refuse_link, write_private
 from memls.core.recall.chunking import normalize_timestamp
 from memls.core.recall.space import Space, adapts, fit
 
@@ -419,6 +420,10 @@ def save_index(store: RecallStore) -> Path | None:
     matrix_path, meta_path = _saved_paths(store, generation, current[1])
     rids_path = _rids_path(matrix_path)
     space_path = _space_path(matrix_path)
+    prefix = f"{store.path.name}.vectors-"
+    saved = list(store.path.parent.glob(prefix + "*"))
+    for target in {matrix_path, meta_path, rids_path, space_path, *saved}:
+        refuse_link(target)  # a link (or anything but a file) among the saved files: refused
     if (
         matrix_path.is_file()
         and meta_path.is_file()
@@ -429,8 +434,7 @@ def save_index(store: RecallStore) -> Path | None:
     index = vector_index(store)
     if index is None:
         return None
-    prefix = f"{store.path.name}.vectors-"
-    for old in store.path.parent.glob(prefix + "*"):
+    for old in saved:
         old.unlink(missing_ok=True)
     _write_atomic(
         meta_path,
@@ -452,16 +456,18 @@ def save_index(store: RecallStore) -> Path | None:
 
 
 def _write_atomic(path: Path, write: Callable[[Any], None]) -> None:
-    temp = path.with_name(path.name + f".tmp{os.getpid()}")
-    with temp.open("wb") as handle:
-        write(handle)
-    os.replace(temp, path)
+    """A 0600 file (the matrix holds what transcripts say, in another form), never written
+    through a link; the temporary name starts like the saved files', so a crash's leftover
+    goes with the next generation's clean-up."""
+    write_private(path, write, sync=False, temp_prefix=path.name + ".tmp")
 
 
 def _read_saved(store: RecallStore, generation: int, model: str) -> VectorIndex | None:
     """The saved matrix, memory-mapped, and its row ids; the metadata only when a filter
     needs it (a store saved before row ids had their own file reads it now)."""
     matrix_path, meta_path = _saved_paths(store, generation, model)
+    if matrix_path.is_symlink():  # not one backfill saved: the database is read instead
+        return None
     try:
         matrix = np.load(matrix_path, mmap_mode="r", allow_pickle=False)
         try:
@@ -513,6 +519,8 @@ def _saved_meta(meta_path: Path, db: Path, rids: npt.NDArray[np.int64]) -> _Meta
         pass
     import sqlite3
 
+    for suffix in ("", "-wal", "-shm"):  # as RecallStore: SQLite would follow a link
+        refuse_link(db.with_name(db.name + suffix))
     with closing(sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)) as conn:
         rows = {
             int(row[0]): row[1:]

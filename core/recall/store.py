@@ -21,14 +21,16 @@ chunk rows they belong to.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memls.core.config import Config
+from memls.core.fsutil import open_private, refuse_link, state_parent
 from memls.core.recall.chunking import Chunk, chunk_embed_text
 
 COLLECTION = "memls"
@@ -45,6 +47,9 @@ _INSERT_CHUNKS = (
 _CHUNK_COLUMNS = 15
 _ROW_MARKS = "(" + ",".join("?" * _CHUNK_COLUMNS) + ")"
 
+SQLITE_SUFFIXES = ("", "-wal", "-shm", "-journal")
+"""The database file and the files SQLite keeps beside it (same name plus the suffix)."""
+
 SCHEMA = "memls.recall m002"
 """Recorded in ``memls_meta`` once the migrations ran; an equal marker (and the same ``llm``
 version) lets a reader skip importing sqlite-utils and ``llm`` to check for pending ones."""
@@ -58,6 +63,7 @@ class Db:
     """
 
     def __init__(self, path: Path) -> None:
+        check_db_files(path)  # SQLite would follow a link to the file or its -wal / -shm
         self.conn = sqlite3.connect(str(path))
         self.conn.execute("pragma recursive_triggers = on")
 
@@ -110,6 +116,28 @@ def db_path_for(root: Path, config: Config | None = None) -> Path:
     return root / DEFAULT_DB
 
 
+def check_db_files(db: Path, *, tighten: bool = False) -> None:
+    """Refuse (:class:`~memls.core.fsutil.UnsafeStateError`) a database whose file or
+    ``-wal`` / ``-shm`` / ``-journal`` is a symlink (dangling or not) or not a regular file;
+    ``tighten``: make those that exist mode 0600 (they hold transcript text)."""
+    for suffix in SQLITE_SUFFIXES:
+        path = db.with_name(db.name + suffix)
+        if refuse_link(path) is not None and tighten:
+            with suppress(FileNotFoundError):  # SQLite removed a -journal meanwhile
+                os.close(open_private(path, os.O_RDONLY))  # tightens a wider mode
+
+
+def prepare_db(db: Path) -> None:
+    """Make the database's folder ready (``.memls`` is checked, 0700 and git-ignored; see
+    :func:`~memls.core.fsutil.state_parent`) and the database file 0600, created empty
+    (which SQLite takes for a new database) when missing, so its ``-wal`` and ``-shm``,
+    which SQLite creates with the database's mode, are 0600 too."""
+    state_parent(db)
+    check_db_files(db, tighten=True)
+    with suppress(FileExistsError):
+        os.close(open_private(db, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+
+
 def llm_content_hash(text: str) -> bytes:
     """``llm``'s own content hash (md5 of UTF-8), so its dedupe logic agrees with ours."""
     import hashlib  # here, not at import: a search loads no OpenSSL for it
@@ -123,11 +151,7 @@ class RecallStore:
     def __init__(self, path: Path, *, create: bool = True) -> None:
         self.path = path
         if create:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if path.parent.name == ".memls":
-                ignore = path.parent / ".gitignore"
-                if not ignore.exists():
-                    ignore.write_text("*\n", encoding="utf-8")
+            prepare_db(path)
         elif not path.exists():
             raise FileNotFoundError(f"no recall database at {path}")
         self.db = Db(path)
