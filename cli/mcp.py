@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
+import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +26,7 @@ import click
 from memls.cli.common import root_option
 
 if TYPE_CHECKING:
+    import anyio
     import mcp_types as types
     from mcp.server import Server, ServerRequestContext
     from mcp.server.session import ServerSession
@@ -58,9 +61,22 @@ _RECALL_KINDS = ("topic", "checkpoint", "handoff", "log", "transcript", "index")
     "http",
     metavar="[HOST:]PORT",
     default=None,
-    help="Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST defaults to 127.0.0.1).",
+    help="Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST defaults to "
+    "127.0.0.1; IPv6 as [::1]:PORT). Every request needs the bearer token written to "
+    "ROOT/.memls/http-token.",
 )
-def mcp(root: Path | None, http: str | None) -> None:
+@click.option(
+    "--allow-remote",
+    is_flag=True,
+    help="With --http: allow a host that is not loopback (0.0.0.0, ::, a LAN address). "
+    "The token is still required; the traffic is not encrypted.",
+)
+@click.option(
+    "--print-token",
+    is_flag=True,
+    help="With --http: print the token on stderr too (it is always in ROOT/.memls/http-token).",
+)
+def mcp(root: Path | None, http: str | None, allow_remote: bool, print_token: bool) -> None:
     """Serve memory tools, resources and prompts to a coding agent over MCP (stdio).
 
     \b
@@ -69,6 +85,11 @@ def mcp(root: Path | None, http: str | None) -> None:
            memory_check, snapshot_save.
     Register it with an agent, e.g. `claude mcp add memls -- memls mcp`.
     Needs the extra: pip install 'memls[mcp]'.
+
+    \b
+    With --http, a random token is made at each start (or taken from MEMLS_MCP_TOKEN)
+    and written to ROOT/.memls/http-token (mode 0600); clients send it as
+    `Authorization: Bearer TOKEN`. Host and Origin headers must name the served address.
     """
     try:
         import anyio
@@ -77,39 +98,339 @@ def mcp(root: Path | None, http: str | None) -> None:
         raise click.ClickException(
             f"memls mcp needs the MCP SDK ({exc.name} is missing): pip install 'memls[mcp]'"
         ) from exc
-    memls = MemlsServer(_root_for(root))
-    if http is not None:
-        host, port = _address(http)
-        anyio.run(memls.serve_http, host, port)
+    if http is None:
+        for flag, given in (("--allow-remote", allow_remote), ("--print-token", print_token)):
+            if given:
+                raise Refused(f"{flag} needs --http [HOST:]PORT")
+        memls = MemlsServer(_root_for(root))
+
+        async def main() -> None:
+            async with stdio_server() as (read, write):
+                await memls.serve(read, write)
+
+        anyio.run(main)
         return
-
-    async def main() -> None:
-        async with stdio_server() as (read, write):
-            await memls.serve(read, write)
-
-    anyio.run(main)
+    _serve_http_command(_root_for(root), http, allow_remote=allow_remote, print_token=print_token)
 
 
-_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+class Refused(click.ClickException):
+    """A refusal to start: one line on stderr (``memls mcp: ...``), exit status 2."""
+
+    exit_code = 2
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"memls mcp: {self.message}", err=True)
+
+
+def _serve_http_command(root: Path, value: str, *, allow_remote: bool, print_token: bool) -> None:
+    """Check the address, bind, write the token file, serve; remove the token at the end."""
+    import os
+
+    import anyio
+
+    from memls.core.httptoken import (
+        TOKEN_ENV,
+        TokenFileError,
+        new_token,
+        remove_token_file,
+        write_token_file,
+    )
+
+    host, port = _address(value)
+    loopback = _is_loopback(host)
+    if not loopback and not allow_remote:
+        raise Refused(
+            f"{_display(host, port)} is not a loopback address: anyone who can reach it could "
+            "use this memory root; pass --allow-remote to serve there anyway (the token is "
+            "still required)"
+        )
+    try:
+        token = new_token()
+    except TokenFileError as exc:
+        raise Refused(str(exc)) from None
+    sock = _bind(host, port)
+    try:
+        port = sock.getsockname()[1]
+        stopper = _Stopper()
+        try:
+            path = write_token_file(root, token)
+        except TokenFileError as exc:
+            stopper.restore()
+            raise Refused(str(exc)) from None
+        try:
+            try:
+                sock.listen(128)
+            except OSError as exc:
+                raise Refused(f"cannot listen on {_display(host, port)}: {_reason(exc)}") from None
+            memls = MemlsServer(root)
+            policy = HttpPolicy.for_address(host, port, token)
+            url = f"http://{_display(host, port)}/mcp"
+            click.echo(f"memls mcp: serving {root} at {url}", err=True)
+            source = f" (from {TOKEN_ENV})" if os.environ.get(TOKEN_ENV) else ""
+            click.echo(
+                f'memls mcp: every request needs "Authorization: Bearer <token>"; the token{source} '
+                f"is in {path} (readable by you only)",
+                err=True,
+            )
+            if print_token:
+                click.echo(f"memls mcp: token: {token}", err=True)
+            if not loopback:
+                click.echo(
+                    f"memls mcp: {host} is not loopback (--allow-remote): plain HTTP, not "
+                    "encrypted; anyone who can reach it and has the token can read and write "
+                    "this memory root",
+                    err=True,
+                )
+            if not stopper.stopping:
+                anyio.run(memls.serve_http, sock, policy, stopper)
+        finally:
+            stopper.restore()
+            remove_token_file(root, token)
+    finally:
+        sock.close()
+
+
+class _Stopper:
+    """SIGINT and SIGTERM handlers, from before the token file is written until it is removed.
+
+    A signal stops uvicorn (or, before it runs, keeps it from starting), and the token file
+    is removed on the way out. uvicorn's own handlers, while it serves, re-raise the signal
+    after its shutdown under the handlers it found: these, so the process is not killed
+    before the cleanup. The exit status is 0, as for any clean shutdown.
+    """
+
+    def __init__(self) -> None:
+        import signal
+
+        self.stopping = False
+        self.server: Any = None
+        self.previous: dict[int, Any] = {}
+        if threading.current_thread() is threading.main_thread():
+            for number in (signal.SIGINT, signal.SIGTERM):
+                self.previous[number] = signal.signal(number, self)
+
+    def __call__(self, number: int, frame: Any) -> None:
+        self.stopping = True
+        if self.server is not None:
+            self.server.should_exit = True
+
+    def attach(self, server: Any) -> None:
+        self.server = server
+        if self.stopping:
+            server.should_exit = True
+
+    def restore(self) -> None:
+        import signal
+
+        for number, handler in self.previous.items():
+            signal.signal(number, handler)
+        self.previous = {}
+
+
+_PORT = re.compile(r"[0-9]{1,5}")
+_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?")
 
 
 def _address(value: str) -> tuple[str, int]:
-    """``PORT`` or ``HOST:PORT`` (``[::1]:PORT`` for IPv6); a loopback host by default."""
-    host, sep, port = value.rpartition(":")
-    host = host.strip("[]") if sep else "127.0.0.1"
-    try:
-        number = int(port)
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not [HOST:]PORT", param_hint="--http") from None
-    if not 0 < number < 65536:
-        raise click.BadParameter(f"port {number} is out of range", param_hint="--http")
-    if host not in _LOOPBACK:
-        click.echo(
-            f"memls mcp: serving on {host}, not a loopback address: anyone who can reach it "
-            "can read and write this memory root",
-            err=True,
+    """``PORT``, ``:PORT``, ``HOST:PORT`` or ``[IPV6]:PORT``; the host defaults to 127.0.0.1.
+
+    A port is always needed: a bare ``::1`` or ``localhost`` is refused with a hint.
+    ``localhost`` is served on 127.0.0.1 (the name is never resolved).
+    """
+    import ipaddress
+
+    text = value.strip()
+    bracketed = re.fullmatch(r"\[([^\]]*)\](?::(.*))?", text)
+    if _PORT.fullmatch(text):
+        host, port = "127.0.0.1", text
+    elif bracketed:
+        host, port = bracketed[1], bracketed[2]
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            raise Refused(f"--http {value!r}: [{host}] is not an IPv6 address") from None
+        if port is None:
+            raise Refused(f"--http {value!r} has no port: write [{host}]:PORT, e.g. [{host}]:8765")
+    elif text.count(":") > 1:
+        raise Refused(
+            f"--http {value!r}: write an IPv6 address in brackets with a port, e.g. [::1]:8765"
         )
-    return host, number
+    elif ":" in text:
+        host, port = text.split(":")
+        host = host or "127.0.0.1"
+        if not _NAME.fullmatch(host):
+            raise Refused(f"--http {value!r}: {host!r} is not a host name or address")
+    else:
+        raise Refused(f"--http {value!r} has no port: write PORT or HOST:PORT, e.g. 8765")
+    if not _PORT.fullmatch(port) or int(port) > 65535:
+        raise Refused(f"--http {value!r}: {port!r} is not a port (0-65535)")
+    return host, int(port)
+
+
+def _is_loopback(host: str) -> bool:
+    """127.0.0.0/8, ::1 or ``localhost``: nothing else (not 0.0.0.0, ::, or other names)."""
+    import ipaddress
+
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _display(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _reason(exc: OSError) -> str:
+    text = exc.strerror or str(exc) or type(exc).__name__
+    return text[:1].lower() + text[1:]
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port; any failure is a one-line refusal (exit 2)."""
+    bind_host = "127.0.0.1" if host.lower() == "localhost" else host
+    try:
+        infos = socket.getaddrinfo(
+            bind_host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+        family, kind, proto, _, addr = infos[0]
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(addr)
+        except BaseException:
+            sock.close()
+            raise
+    except OSError as exc:  # gaierror, EADDRINUSE, EADDRNOTAVAIL, EACCES ...
+        raise Refused(f"cannot listen on {_display(host, port)}: {_reason(exc)}") from None
+    return sock
+
+
+# --- who may talk to the HTTP server ----------------------------------------------------------
+
+_HOST_HEADER = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::([0-9]{1,5}))?")
+
+
+def _host_port(value: str) -> tuple[str, int] | None:
+    """A Host header's (name, port), name lowercased, IPv6 in brackets; port 80 if absent."""
+    match = _HOST_HEADER.fullmatch(value)
+    if match is None:
+        return None
+    return match[1].lower(), int(match[2]) if match[2] else 80
+
+
+def _loopback_name(name: str) -> bool:
+    import ipaddress
+
+    if name == "localhost":
+        return True
+    try:
+        if name.startswith("["):
+            return ipaddress.IPv6Address(name[1:-1]).is_loopback
+        return ipaddress.IPv4Address(name).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class HttpPolicy:
+    """What a request needs: the bearer token, and a Host (and Origin) naming this server.
+
+    Host must be ``NAME:PORT`` with the served port, NAME a loopback literal (127.0.0.0/8,
+    [::1]) or localhost, or the bound host; on a wildcard address (0.0.0.0, ::) any NAME.
+    An Origin, when sent, must be ``http://`` and such a Host (on a wildcard address: the
+    request's own Host).
+    """
+
+    token: str
+    port: int
+    names: frozenset[str] = frozenset()
+    any_name: bool = False
+
+    @classmethod
+    def for_address(cls, host: str, port: int, token: str) -> HttpPolicy:
+        import ipaddress
+
+        if _is_loopback(host):
+            return cls(token, port)
+        try:
+            if ipaddress.ip_address(host).is_unspecified:
+                return cls(token, port, any_name=True)
+        except ValueError:
+            pass
+        return cls(token, port, frozenset({f"[{host}]" if ":" in host else host.lower()}))
+
+    def host_ok(self, value: str) -> bool:
+        parsed = _host_port(value)
+        if parsed is None or parsed[1] != self.port:
+            return False
+        name = parsed[0]
+        return self.any_name or name in self.names or _loopback_name(name)
+
+    def origin_ok(self, origin: str, host: str) -> bool:
+        if not origin.startswith("http://"):
+            return False
+        rest = origin[len("http://") :]
+        if not self.host_ok(rest):
+            return False
+        return not self.any_name or _host_port(rest) == _host_port(host)
+
+    def check(self, headers: list[tuple[bytes, bytes]]) -> tuple[int, str]:
+        """``(0, "")`` for a request to serve, else the HTTP status and why."""
+        from memls.core.httptoken import token_matches
+
+        def values(name: bytes) -> list[str]:
+            return [v.decode("latin-1") for k, v in headers if k.lower() == name]
+
+        hosts = values(b"host")
+        if len(hosts) != 1 or not self.host_ok(hosts[0].strip()):
+            return 403, "the Host header does not name this server"
+        origins = values(b"origin")
+        if len(origins) > 1 or (origins and not self.origin_ok(origins[0].strip(), hosts[0])):
+            return 403, "the Origin header does not name this server"
+        auth = values(b"authorization")
+        scheme, _, credential = auth[0].strip().partition(" ") if len(auth) == 1 else ("", "", "")
+        if scheme.lower() != "bearer" or not token_matches(
+            credential.strip().encode("latin-1"), self.token
+        ):
+            return 401, (
+                "send Authorization: Bearer <token>; the token is in .memls/http-token "
+                "in the memory root of the user who started the server"
+            )
+        return 0, ""
+
+
+class HttpGuard:
+    """ASGI middleware in front of the whole SDK app: every path, every method, websockets too."""
+
+    def __init__(self, app: Any, policy: HttpPolicy) -> None:
+        self.app = app
+        self.policy = policy
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)  # lifespan
+            return
+        status, why = self.policy.check(list(scope.get("headers", [])))
+        if status == 0:
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        error = "unauthorized" if status == 401 else "forbidden"
+        body = json.dumps({"error": error, "message": why}).encode()
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"cache-control", b"no-store"),
+        ]
+        if status == 401:
+            headers.append((b"www-authenticate", b'Bearer realm="memls"'))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
 
 
 def _root_for(root: Path | None) -> Path:
@@ -307,22 +628,44 @@ class MemlsServer:
         options = self.server.create_initialization_options(
             NotificationOptions(resources_changed=True)
         )
+        stop = anyio.Event()
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(self._watch_files)
+            tasks.start_soon(self._watch_files, stop)
             await self.server.run(read, write, options)
+            stop.set()  # the watcher's thread ends within a step, not at its 5 s timeout
             tasks.cancel_scope.cancel()
 
-    async def serve_http(self, host: str, port: int) -> None:
-        """Streamable HTTP at ``http://host:port/mcp`` (the SDK's app, run by uvicorn)."""
+    async def serve_http(
+        self, sock: socket.socket, policy: HttpPolicy, stopper: _Stopper | None = None
+    ) -> None:
+        """Streamable HTTP at ``/mcp`` on a bound socket (the SDK's app, run by uvicorn).
+
+        :class:`HttpGuard` checks Host, Origin and the token before the SDK sees a request,
+        so the SDK's own DNS-rebinding check (any port, 421, 127.0.0.1 only) is turned off.
+        ``stopper`` (see :class:`_Stopper`) tells uvicorn to stop on SIGINT or SIGTERM.
+        """
         import anyio
         import uvicorn
+        from mcp.server.transport_security import TransportSecuritySettings
 
-        app = self.server.streamable_http_app(host=host)
-        config = uvicorn.Config(app, host=host, port=port, log_level="warning")
-        click.echo(f"memls mcp: serving {self.root} at http://{host}:{port}/mcp", err=True)
+        app = self.server.streamable_http_app(
+            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False)
+        )
+        config = uvicorn.Config(
+            HttpGuard(app, policy),
+            log_level="warning",
+            proxy_headers=False,
+            server_header=False,
+            timeout_graceful_shutdown=3,
+        )
+        server = uvicorn.Server(config)
+        if stopper is not None:
+            stopper.attach(server)
+        stop = anyio.Event()
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(self._watch_files)
-            await uvicorn.Server(config).serve()
+            tasks.start_soon(self._watch_files, stop)
+            await server.serve(sockets=[sock])
+            stop.set()  # the watcher's thread ends within a step, not at its 5 s timeout
             tasks.cancel_scope.cancel()
 
     # -- tools ------------------------------------------------------------------------------------
@@ -354,7 +697,6 @@ class MemlsServer:
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         import anyio
-        import mcp_types as types
         from pydantic import ValidationError
 
         model = self.models.get(params.name)
@@ -378,11 +720,7 @@ class MemlsServer:
         except Exception as exc:  # refusals from core, and anything unexpected: never a crash
             message, code, extra = _refusal(exc)
             return _error_result(message, code, extra)
-        text = json.dumps(payload, ensure_ascii=False, indent=1, default=str)
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)],
-            structured_content=json.loads(text),
-        )
+        return _tool_result(payload)
 
     def _base(self) -> Path:
         if not self.root.is_dir():
@@ -630,8 +968,8 @@ class MemlsServer:
         if session is not None and all(s is not session for s in self.watch.sessions):
             self.watch.sessions.append(session)
 
-    async def _watch_files(self) -> None:
-        """Tell clients when memory files appear, disappear or change."""
+    async def _watch_files(self, stop: anyio.Event | None = None) -> None:
+        """Tell clients when memory files appear, disappear or change (until ``stop`` is set)."""
         import watchfiles
 
         if not self.root.is_dir():
@@ -647,6 +985,7 @@ class MemlsServer:
             recursive=False,
             debounce=200,
             step=50,
+            stop_event=stop,
         ):
             await self.check_resources()
 
@@ -838,11 +1177,27 @@ def _refusal(exc: Exception) -> tuple[str, int, dict[str, Any]]:
 
 
 def _error_result(message: str, code: int, extra: dict[str, Any]) -> types.CallToolResult:
+    return _tool_result({**extra, "error": message, "exit_code": code}, message, is_error=True)
+
+
+def _tool_result(
+    body: dict[str, Any], text: str | None = None, *, is_error: bool = False
+) -> types.CallToolResult:
+    """Every tool result, success or refusal, is built here: secrets redacted on the way out.
+
+    Each string in the structured content goes through :func:`memls.core.secrets.redact`
+    (before the JSON text is made from it, so an escaped value cannot slip past), and so
+    does the text of a refusal.
+    """
     import mcp_types as types
 
-    body = {**extra, "error": message, "exit_code": code}
+    from memls.core.secrets import redact, redact_data
+
+    structured = redact_data(json.loads(json.dumps(body, default=str)))
+    if text is None:
+        text = json.dumps(structured, ensure_ascii=False, indent=1)
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=message)],
-        structured_content=json.loads(json.dumps(body, default=str)),
-        is_error=True,
+        content=[types.TextContent(type="text", text=redact(text))],
+        structured_content=structured,
+        is_error=is_error,
     )

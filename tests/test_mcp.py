@@ -294,6 +294,7 @@ def test_other_commands_never_load_the_mcp_sdk(project: Path, argv: list[str]) -
 async def test_streamable_http_on_loopback(project: Path) -> None:
     import socket
 
+    import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
     with socket.socket() as probe:
@@ -305,16 +306,22 @@ async def test_streamable_http_on_loopback(project: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
+    token_file = project / ".memls" / "http-token"
     try:
         with anyio.fail_after(60):
             while True:
                 with socket.socket() as attempt:
-                    if attempt.connect_ex(("127.0.0.1", port)) == 0:
+                    if token_file.is_file() and attempt.connect_ex(("127.0.0.1", port)) == 0:
                         break
                 assert server.poll() is None, server.stderr.read() if server.stderr else ""
                 await anyio.sleep(0.1)
+            headers = {"Authorization": f"Bearer {token_file.read_text(encoding='ascii')}"}
             async with (
-                streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write),
+                httpx2.AsyncClient(headers=headers, timeout=30) as http,
+                streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http) as (
+                    read,
+                    write,
+                ),
                 ClientSession(read, write) as session,
             ):
                 await session.initialize()
@@ -325,6 +332,7 @@ async def test_streamable_http_on_loopback(project: Path) -> None:
         server.terminate()
         server.wait(timeout=30)
     assert "Over HTTP" in (project / "checkpoint-feature-login.md").read_text(encoding="utf-8")
+    assert not token_file.exists()  # removed at a clean shutdown
 
 
 async def test_binary_files_and_bad_bodies_are_answered_not_crashed_on(project: Path) -> None:
