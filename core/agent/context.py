@@ -7,6 +7,11 @@ compaction or ``/clear``, the handoff's Next Steps, a one-line health summary, t
 checkpoints to pick from, and where the root is. It is read-only and cheap: one checkpoint is parsed; the
 others are known from the first lines of their files. Parts are added most important
 first and the whole is capped at a budget of characters.
+
+This text goes to the model provider, and memory files can hold what an agent copied into
+them: every part is redacted (:func:`memls.core.secrets.redact`, each secret value becomes
+``[redacted KIND]``; fingerprints in ``allow_secrets`` mark known fakes, which stay) before
+the budget is applied, so a cut never leaves half a secret.
 """
 
 from __future__ import annotations
@@ -37,6 +42,22 @@ class CheckpointHead:
     saved: str | None
 
 
+def allowed_secrets(root: Path) -> frozenset[str]:
+    """The root's ``allow_secrets`` fingerprints; none when its configuration is unusable."""
+    from memls.core.config import ConfigError, load_config
+
+    try:
+        return frozenset(load_config(root).allow_secrets)
+    except (ConfigError, OSError):
+        return frozenset()
+
+
+def _redact(text: str, allowed: frozenset[str]) -> str:
+    from memls.core.secrets import redact  # not at import: the MCP server imports this module
+
+    return redact(text, allowed)
+
+
 def checkpoint_heads(root: Path) -> list[CheckpointHead]:
     """Every checkpoint of the root, newest ``Saved`` first."""
     heads = []
@@ -63,8 +84,13 @@ def checkpoint_heads(root: Path) -> list[CheckpointHead]:
     return heads
 
 
-def present_checkpoint(path: Path, current_branch: str | None) -> str:
-    """A checkpoint, most important first: branch warning, Next Action, failed approaches, plan."""
+def present_checkpoint(
+    path: Path, current_branch: str | None, *, allowed: frozenset[str] = frozenset()
+) -> str:
+    """A checkpoint, most important first: branch warning, Next Action, failed approaches, plan.
+
+    Redacted: no secret value of the file is in it (``allowed``: fingerprints of known fakes).
+    """
     from memls.core.ops._text import strip_blank_edges
     from memls.core.ops.checkpoint import FAILED, NEXT_TITLES, NO_BRANCH
     from memls.core.parse import parse_text
@@ -98,11 +124,14 @@ def present_checkpoint(path: Path, current_branch: str | None) -> str:
     plan = doc.field("plan")
     if plan is not None:
         lines.append(f"Plan: {plan.raw_value}")
-    return "\n".join(lines)
+    return _redact("\n".join(lines), allowed)
 
 
-def handoff_next_steps(root: Path) -> str | None:
-    """The handoff's Next Steps section (without memls's HTML comment lines), if any."""
+def handoff_next_steps(root: Path, *, allowed: frozenset[str] = frozenset()) -> str | None:
+    """The handoff's Next Steps section (without memls's HTML comment lines), if any.
+
+    Redacted like :func:`present_checkpoint`.
+    """
     from memls.core.handoff import find_handoff_section
     from memls.core.ops._text import strip_blank_edges
     from memls.core.ops.handoff import handoff_path
@@ -122,7 +151,7 @@ def handoff_next_steps(root: Path) -> str | None:
     if not body:
         return None
     rel = path.relative_to(root).as_posix()
-    return "\n".join([f"## Next Steps (from {rel})", *body])
+    return _redact("\n".join([f"## Next Steps (from {rel})", *body]), allowed)
 
 
 def fit(parts: list[str], budget_chars: int, more: str) -> str:
@@ -167,8 +196,9 @@ def session_context(
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
     health_line: str | None = None,
 ) -> str:
-    """What a session starting with ``source`` should know, most important first."""
+    """What a session starting with ``source`` should know, most important first (redacted)."""
     root = root.resolve()
+    allowed = allowed_secrets(root)
     git = git if git is not None else Git(root)
     branch = git.current_branch()
     heads = checkpoint_heads(root)
@@ -183,25 +213,26 @@ def session_context(
             picked = None
     if picked is None and len(heads) == 1:
         picked = heads[0]
-    parts: list[str] = []
+    parts: list[str] = []  # each one redacted before it is added
     if picked is not None:
-        parts.append(present_checkpoint(picked.path, branch))
+        parts.append(present_checkpoint(picked.path, branch, allowed=allowed))
     elif heads:
         where = f"branch `{branch}`" if branch else "this directory (no git branch)"
-        parts.append(f"No checkpoint for {where}.")
+        parts.append(_redact(f"No checkpoint for {where}.", allowed))
     if source in ("compact", "clear"):
-        steps = handoff_next_steps(root)
+        steps = handoff_next_steps(root, allowed=allowed)
         if steps:
             parts.append(steps)
     if health_line:
-        parts.append(health_line)
+        parts.append(_redact(health_line, allowed))
     others = [h for h in heads if h is not picked][:_OTHERS]
     if others:
         rows = [f"- {h.name} (branch `{h.branch or '?'}`, saved {h.saved or '?'})" for h in others]
         more = len(heads) - len(others) - (1 if picked is not None else 0)
         if more > 0:
             rows.append(f"- … and {more} more (`memls checkpoint list`)")
+        rows = [_redact(row, allowed) for row in rows]  # names and branches are text too
         parts.append("\n".join(["Other checkpoints (resume with `continue NAME`):", *rows]))
-    parts.append(f"(memls memory root: {root})")
-    name = picked.name if picked is not None else "NAME"
+    parts.append(_redact(f"(memls memory root: {root})", allowed))
+    name = _redact(picked.name, allowed) if picked is not None else "NAME"
     return fit(parts, budget_tokens * CHARS_PER_TOKEN, f"`memls checkpoint resume {name}`")

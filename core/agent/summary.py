@@ -4,7 +4,10 @@ Claude Code's PostCompact hook carries the summary the compaction wrote. memls k
 words next to the transcript they came from: appended to LOG.md under a fixed title
 (append-only, like every LOG entry), and — when the handoff is older than the session's
 transcript (or missing) — copied into the handoff's Current State, between markers of its
-own so the next summary replaces it and the author's text around it stays.
+own so the next summary replaces it and the author's text around it stays. A summary can
+quote what the session saw, keys included: both copies are of the summary with every secret
+value replaced by ``[redacted KIND]`` (:func:`memls.core.secrets.redact`; fingerprints in
+``allow_secrets`` mark known fakes, which stay).
 """
 
 from __future__ import annotations
@@ -25,6 +28,18 @@ _END_RE = re.compile(r"^\s*<!--\s*/memls:compact-summary\s*-->")
 _HEADING = re.compile(r"^(#{1,2})(?=\s|$)")
 HANDOFF_LINES = 40
 HANDOFF_CHARS = 4000
+
+
+def redacted_summary(root: Path, summary: str) -> str:
+    """``summary`` with its secrets redacted, keeping the root's ``allow_secrets`` fakes."""
+    from memls.core.config import ConfigError, load_config
+    from memls.core.secrets import redact
+
+    try:
+        allowed = frozenset(load_config(root).allow_secrets)
+    except (ConfigError, OSError):  # the writers refuse such a root; redact everything
+        allowed = frozenset()
+    return redact(summary, allowed)
 
 
 @dataclass(frozen=True)
@@ -129,11 +144,12 @@ def keep_summary(
     transcript: Path | None = None,
     git: Git | None = None,
 ) -> KeptSummary:
-    """Append the summary to LOG.md; copy it into a stale handoff's Current State."""
+    """Append the summary, redacted, to LOG.md; copy it into a stale handoff's Current State."""
     from memls.core.ops.handoff import handoff_path, write_handoff
     from memls.core.ops.log import append_log
 
     root = root.resolve()
+    summary = redacted_summary(root, summary)
     result = append_log(root, SUMMARY_TITLE, log_body(summary, session_id, trigger))
     heading = str(result.data["heading"])
     handoff = handoff_path(root)

@@ -10,6 +10,13 @@ dated entry above it. Transcripts become one chunk per user+assistant turn.
 Ids are ``<relative path>#<anchor>``: the heading slug (``-2``, ``-3`` … for repeated
 headings) or ``turn-<n>``; a chunk cut for size adds ``.2``, ``.3`` … to its anchor. Ids do
 not depend on line numbers, so editing one section leaves the others' ids and hashes alone.
+
+Nothing secret is indexed: every secret value (:mod:`memls.core.secrets`) becomes
+``[redacted KIND]`` before anything is derived from the text (:func:`redact_text`) — a
+Markdown file's whole text before it is parsed, so its ids, headings, header, text and
+content hash are all of the redacted text; a transcript turn's text as it comes out of the
+transcript parser (``sync.py``), before its heading, parts and neighbours' context are cut
+from it. Fingerprints in ``allow_secrets`` mark known fakes, which stay.
 """
 
 from __future__ import annotations
@@ -25,9 +32,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from memls.core.model import Document, FileKind
 
-CHUNKER_REVISION = 4
+CHUNKER_REVISION = 5
 """Bumped when chunking changes (2, 3: transcript turns carry their neighbours as context;
-4: turns are embedded without header and role labels);
+4: turns are embedded without header and role labels; 5: secrets are redacted);
 a store indexed by another revision re-reads every file on the next backfill (chunks whose
 id and embedded text did not change keep their vectors)."""
 MAX_CHUNK_CHARS = 3000
@@ -95,6 +102,44 @@ def chunk_embed_text(kind: str, header: str, text: str) -> str:
     if kind == "transcript":
         return _ROLE_LABEL.sub("", text)
     return embed_text(header, text)
+
+
+def redact_text(
+    text: str,
+    allowed: frozenset[str] = frozenset(),
+    *,
+    fences: Sequence[tuple[int, int]] = (),
+) -> str:
+    """``text`` with every secret value replaced by ``[redacted KIND]``, its lines kept.
+
+    What :func:`memls.core.secrets.redact` does, except that a value spanning lines (a
+    private key's body) leaves as many line breaks as it had, so the lines after it keep
+    their numbers. ``fences`` are the document's fenced code blocks, as the SC rules pass
+    them (a random-looking string in a code block is not taken for a secret there either);
+    ``allowed`` holds the fingerprints of known fakes (``allow_secrets``), which stay.
+    Text without a secret comes back as the same object.
+    """
+    if not text:
+        return text
+    from memls.core.secrets import find_secrets, fingerprint, redaction  # not at import
+
+    found = find_secrets(text, fences=fences)
+    if not found:
+        return text
+    parts: list[str] = []
+    last = 0
+    for secret in found:
+        value = secret.value(text)
+        if allowed and fingerprint(value) in allowed:
+            continue
+        breaks = value.count("\n")
+        lead = "\n" if breaks and value.startswith("\n") else ""
+        parts += [text[last : secret.start], lead, redaction(secret), "\n" * (breaks - len(lead))]
+        last = secret.end
+    if not parts:
+        return text
+    parts.append(text[last:])
+    return "".join(parts)
 
 
 def slugify(text: str) -> str:
@@ -209,12 +254,24 @@ def _trim_blank(lines: list[str], start: int) -> tuple[list[str], int]:
 
 
 def chunk_markdown(
-    rel: str, text: str, kind: str, *, fallback_timestamp: str | None = None
+    rel: str,
+    text: str,
+    kind: str,
+    *,
+    fallback_timestamp: str | None = None,
+    allowed: frozenset[str] = frozenset(),
 ) -> list[Chunk]:
-    """Chunks of one Markdown memory file (``kind`` is a recall kind, e.g. ``"topic"``)."""
+    """Chunks of one Markdown memory file (``kind`` is a recall kind, e.g. ``"topic"``).
+
+    The file's text is redacted first (:func:`redact_text`; ``allowed``: fingerprints of
+    known fakes), and parsed again when that changed it, so no chunk field holds a secret.
+    """
     from memls.core.parse import parse_text  # not at import: a search needs no Markdown parser
 
     doc = parse_text(text, Path(rel))
+    redacted = redact_text(text, allowed, fences=doc.fences)
+    if redacted is not text:
+        doc = parse_text(redacted, Path(rel))  # same lines: ids and line numbers hold
     header = file_header(doc, rel)
     branch_field = doc.field("Branch")
     branch = branch_field.value if branch_field else None
@@ -299,7 +356,10 @@ def chunk_turn(
 ) -> list[Chunk]:
     """Chunks of one transcript turn (lines 0-based inclusive in, 1-based out).
 
-    ``context`` (see :func:`turn_context`) goes to every part for full-text search.
+    ``text`` and ``context`` are stored as given: the caller passes them redacted
+    (:func:`redact_text` on each turn's text before the context is cut from its neighbours,
+    as ``sync.py`` does). ``context`` (see :func:`turn_context`) goes to every part for
+    full-text search.
     """
     lines = text.splitlines()
     parts = _split_for_size(lines, 1)

@@ -8,6 +8,11 @@ file state change in one transaction per batch of ``BATCH_FILES`` files (new chu
 in by multi-row statements, see ``RecallStore._insert_chunks``); embedding then fills in
 every chunk that lacks a vector, batch after batch in row order, each batch committed, so a
 cancelled run loses nothing.
+
+Chunk text is redacted before it is stored or embedded (``chunking.redact_text``: a Markdown
+file's text in ``chunk_markdown``, each transcript turn here). A store indexed by another
+chunker revision (one from before redaction) or another ``allow_secrets`` is re-chunked, and
+then purged (:func:`_purge_deleted_text`) so the file keeps no deleted row's text.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from memls.core.recall.chunking import (
     chunk_turn,
     kind_name,
     mtime_timestamp,
+    redact_text,
     transcript_header,
     turn_context,
 )
@@ -108,7 +114,12 @@ class _Tally:
 
 
 def _sync_markdown(
-    store: RecallStore, src: _Source, st: os.stat_result, row: FileState | None, tally: _Tally
+    store: RecallStore,
+    src: _Source,
+    st: os.stat_result,
+    row: FileState | None,
+    tally: _Tally,
+    allowed: frozenset[str],
 ) -> None:
     data = src.path.read_bytes()
     digest = hashlib.sha256(data).hexdigest()[:32]
@@ -117,7 +128,11 @@ def _sync_markdown(
         tally.unchanged += 1
         return
     chunks = chunk_markdown(
-        src.rel, decode(data).text, src.kind, fallback_timestamp=mtime_timestamp(st.st_mtime_ns)
+        src.rel,
+        decode(data).text,
+        src.kind,
+        fallback_timestamp=mtime_timestamp(st.st_mtime_ns),
+        allowed=allowed,
     )
     state = FileState(src.rel, src.kind, st.st_size, st.st_mtime_ns, digest)
     counts = store.sync_chunks(src.rel, list(enumerate(chunks)), file_state=state)
@@ -128,7 +143,12 @@ def _sync_markdown(
 
 
 def _sync_transcript(
-    store: RecallStore, src: _Source, st: os.stat_result, row: FileState | None, tally: _Tally
+    store: RecallStore,
+    src: _Source,
+    st: os.stat_result,
+    row: FileState | None,
+    tally: _Tally,
+    allowed: frozenset[str],
 ) -> None:
     from memls.core.recall.transcripts import parse_transcript
 
@@ -148,9 +168,11 @@ def _sync_transcript(
     parsed = parse_transcript(src.path, start_byte)
     session = parsed.session_id or (row.session_id if row else None)
     branch = parsed.branch or (row.branch if row else None)
-    header = transcript_header(src.rel, session, branch)
+    header = redact_text(transcript_header(src.rel, session, branch), allowed)
     pairs: list[tuple[int, Chunk]] = []
-    texts = [turn.text for turn in parsed.turns]
+    # each turn redacted once, before its heading, parts and its neighbours' context are cut
+    # from it (a cut could leave part of a secret); the stored turn before is redacted too
+    texts = [redact_text(turn.text, allowed) for turn in parsed.turns]
     before = _stored_turn_text(store, src.rel, base - 1) if base > 0 else None
     for position, turn in enumerate(parsed.turns):
         number = base + turn.index
@@ -159,7 +181,7 @@ def _sync_transcript(
         for chunk in chunk_turn(
             src.rel,
             number,
-            turn.text,
+            texts[position],
             turn.start_line,
             turn.end_line,
             header=header,
@@ -221,6 +243,7 @@ def _sync_sources(
     known = store.files()
     sources = _sources(root, config)
     tally.files = len(sources)
+    allowed = frozenset(config.allow_secrets)
     seen: set[str] = set()
     todo: list[tuple[_Source, os.stat_result, FileState | None]] = []
     with store.db.conn:
@@ -247,9 +270,9 @@ def _sync_sources(
                     progress(number - 1, len(todo), f"index {src.rel}")
                 try:
                     if src.kind == "transcript":
-                        _sync_transcript(store, src, st, row, tally)
+                        _sync_transcript(store, src, st, row, tally, allowed)
                     else:
-                        _sync_markdown(store, src, st, row, tally)
+                        _sync_markdown(store, src, st, row, tally, allowed)
                 except OSError as exc:
                     tally.errors.append(f"{src.rel}: {exc}")
             store.flush()
@@ -266,6 +289,37 @@ def _sync_sources(
         tally.chunks_removed += store.remove_files(gone)
         tally.removed = len(gone)
     return True
+
+
+PURGE_META = "purge_pending"
+"""Set while deleted chunk text may linger in the database file (a store indexed before
+chunk text was redacted, by another ``allow_secrets``, or cleared by ``--full``)."""
+
+
+def _purge_deleted_text(store: RecallStore) -> None:
+    """Make the database file forget the text of deleted chunk rows.
+
+    SQLite leaves a deleted row's bytes in free pages, and FTS5 keeps a deleted document's
+    terms in its segments until they are merged, so a store indexed before redaction would
+    still hold the secrets its rows no longer show. Merging the FTS index into one segment
+    ('optimize'), rebuilding the file (VACUUM: live rows only; ``rid`` is the chunk table's
+    INTEGER PRIMARY KEY and embeddings join by id, so nothing that refers to a row moves)
+    and truncating the WAL leaves only what the rows hold now. Once per re-chunk; a busy
+    database leaves it for the next backfill.
+    """
+    import sqlite3
+
+    conn = store.db.conn
+    try:
+        with conn:
+            conn.execute("insert into memls_fts (memls_fts) values ('optimize')")
+        if conn.in_transaction:
+            conn.commit()
+        conn.execute("vacuum")
+        conn.execute("pragma wal_checkpoint(truncate)")
+    except sqlite3.OperationalError:  # another connection holds the database: next time
+        return
+    store.set_meta(PURGE_META, False)
 
 
 def now() -> str:
@@ -313,13 +367,26 @@ def _backfill_locked(
     try:
         current = store.collection()
         choice = load_model(pick_model(config, model, current[1] if current else None), db)
+        allow = sorted(config.allow_secrets)
+        previous = store.meta("chunker_revision")
+        # a new chunker, or another allow_secrets (what is redacted changed): re-read all
+        rechunk = previous != CHUNKER_REVISION or store.meta("allow_secrets") != allow
+        written = (
+            previous is not None
+            or store.db.execute("select exists (select 1 from memls_chunks)").fetchone()[0]
+        )
+        if (full or rechunk) and written:
+            store.set_meta(PURGE_META, True)  # until what the old rows held is overwritten
         if full:
             store.clear()
-        elif store.meta("chunker_revision") != CHUNKER_REVISION:
+        elif rechunk:
             store.forget_files()  # re-chunk everything; unchanged chunks keep their vectors
         store.set_meta("chunker_revision", CHUNKER_REVISION)
+        store.set_meta("allow_secrets", allow)
         tally = _Tally()
         finished = _sync_sources(store, root, config, progress, cancel, tally)
+        if finished and store.meta(PURGE_META) and not (cancel is not None and cancel.is_set()):
+            _purge_deleted_text(store)  # a hook's quick text-only run leaves it to the worker
         embedded = 0
         if finished and choice.usable and current is not None and current[1] != choice.id:
             # switching drops the old vectors: first make sure the new model really runs
