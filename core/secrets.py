@@ -66,8 +66,19 @@ _RUN_TABLE = bytes(
     for i in range(256)
 )  # ASCII letters and digits → "a", every other byte → " "
 _RUN = b"a" * 12
-_NAME_WORDS = (b"pass", b"pwd", b"secret", b"token", b"key", b"auth", b"credential")
-_NAME_TAIL = re.compile(rb"[a-z0-9_]*[\"']?(?:\*\*|__)?[ \t]*(?::=|=>|=|:)")
+_NAME_WORDS = (
+    b"pass",
+    b"pwd",
+    b"secret",
+    b"token",
+    b"key",
+    b"credential",
+    *(
+        word.encode()
+        for word in ("密码", "口令", "パスワード", "비밀번호", "пароль", "contraseña", "senha")
+    ),
+)
+_NAME_TAIL = re.compile(rb"[a-z0-9_]*[\"']?(?:\*\*|__)?[ \t]*(?::=|=>|=|:|\xef\xbc\x9a)")
 _LITERALS = (b"://", b"-----begin", b"pass", b"pwd")
 _WINDOW = 400  # characters around a marker in a very long line (a JSONL record)
 
@@ -81,49 +92,123 @@ def _credible_long_token(token: str) -> bool:
 
 # -- memls's own detectors --------------------------------------------------------------------
 
-_PROVIDERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(pattern))
-    for kind, pattern in (
-        ("Anthropic API key", r"\bsk-ant-[A-Za-z0-9]{2,8}\d{0,2}-[A-Za-z0-9_-]{20,}"),
-        ("OpenAI API key", r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}"),
-        ("NVIDIA API key", r"\bnvapi-[A-Za-z0-9_-]{20,}"),
-        ("fastmcp API key", r"\bfmcp_[A-Za-z0-9_-]{16,}"),
-        ("Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}"),
-        ("Google API key", r"\bAIza[0-9A-Za-z_-]{35}"),
-        ("Google OAuth token", r"\bya29\.[0-9A-Za-z_-]{20,}"),
-        ("xAI API key", r"\bxai-[A-Za-z0-9]{32,}"),
-        ("Groq API key", r"\bgsk_[A-Za-z0-9]{32,}"),
-        ("Replicate token", r"\br8_[A-Za-z0-9]{30,}"),
-        ("Perplexity API key", r"\bpplx-[A-Za-z0-9]{32,}"),
-        ("Tavily API key", r"\btvly-(?:dev-)?[A-Za-z0-9]{20,}"),
-        ("Linear API key", r"\blin_api_[A-Za-z0-9]{30,}"),
-        ("DigitalOcean token", r"\bdop_v1_[a-f0-9]{64}"),
-        ("Shopify token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
-        ("webhook signing secret", r"\bwhsec_[A-Za-z0-9+/=]{24,}"),
-        ("GitHub token", r"\bgithub_pat_[A-Za-z0-9_]{40,}"),
-        ("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
-        ("GitLab token", r"\bgl(?:pat|dt|rt|ptt|soat|cbt)-[A-Za-z0-9_-]{20,}"),
-        ("Stripe key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}"),
-    )
+_PROVIDER_LIST: tuple[tuple[str, str], ...] = (
+    ("Anthropic API key", r"\bsk-ant-[A-Za-z0-9]{2,8}\d{0,2}-[A-Za-z0-9_-]{20,}"),
+    ("OpenAI-style API key", r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}"),
+    ("NVIDIA API key", r"\bnvapi-[A-Za-z0-9_-]{20,}"),
+    ("fastmcp API key", r"\bfmcp_[A-Za-z0-9_-]{16,}"),
+    ("Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}"),
+    ("Google API key", r"\bAIza[0-9A-Za-z_-]{35}"),
+    ("Google OAuth token", r"\bya29\.[0-9A-Za-z_-]{20,}"),
+    ("xAI API key", r"\bxai-[A-Za-z0-9]{32,}"),
+    ("Groq API key", r"\bgsk_[A-Za-z0-9]{32,}"),
+    ("Replicate token", r"\br8_[A-Za-z0-9]{30,}"),
+    ("Perplexity API key", r"\bpplx-[A-Za-z0-9]{32,}"),
+    ("Tavily API key", r"\btvly-(?:dev-)?[A-Za-z0-9]{20,}"),
+    ("Linear API key", r"\blin_api_[A-Za-z0-9]{30,}"),
+    ("DigitalOcean token", r"\bdop_v1_[a-f0-9]{64}"),
+    ("Shopify token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
+    ("webhook signing secret", r"\bwhsec_[A-Za-z0-9+/=]{24,}"),
+    ("GitHub token", r"\bgithub_pat_[A-Za-z0-9_]{40,}"),
+    ("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
+    ("GitLab token", r"\bgl(?:pat|dt|rt|ptt|soat|cbt)-[A-Za-z0-9_-]{20,}"),
+    ("Stripe key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}"),
 )
+# One alternation, each provider a named group: one pass over a segment finds every kind.
+_PROVIDERS = re.compile(
+    r"\b(?:"
+    + "|".join(f"(?P<p{i}>{pattern[2:]})" for i, (_, pattern) in enumerate(_PROVIDER_LIST))
+    + ")"
+)
+_PROVIDER_KIND = {f"p{i}": kind for i, (kind, _) in enumerate(_PROVIDER_LIST)}
 
-_KEYWORD = (
-    r"pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key"
-    r"|private[_-]?key|client[_-]?secret|credentials?|auth"
+_FOREIGN_PASSWORD = (
+    "密码",
+    "口令",
+    "パスワード",
+    "비밀번호",
+    "пароль",
+    "contraseña",
+    "passwort",
+    "mot de passe",
+    "senha",
+)
+_KEYWORD = r"pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?|" + "|".join(
+    _FOREIGN_PASSWORD
 )
 # NAME = value, NAME: value, **Password:** value, "password": "value"
 _ASSIGNMENT = re.compile(
     r"(?P<name>\b[A-Za-z0-9_.-]*(?:" + _KEYWORD + r")[A-Za-z0-9_]*)"
-    r"[\"']?(?:\*\*|__)?\s*(?::=|=>|=|:)\s*(?:\*\*|__)?\s*"
-    r"(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;|<>(){}\[\]]{6,})(?P=q)",
+    r"[\"']?(?:\*\*|__)?\s*(?::=|=>|=|:|：)\s*(?:\*\*|__)?\s*"
+    r"(?P<q>[\"'`]?)(?P<value>[!#$%*+\-./0-9:=?@A-Z^_a-z~]{6,})(?P=q)(?![(<\[])",
     re.IGNORECASE,
 )
+# Login: someone@example.com / value
+_LOGIN_PAIR = re.compile(
+    r"\b(?:credentials|login|sign[- ]?in|account)\b[^:\n]{0,24}:\s*(?:\*\*|__)?\s*[`\"']?"
+    r"[^\s`\"'/]+@[^\s`\"'/]+[`\"']?\s*/\s*(?:password:?\s*)?[`\"']?"
+    r"(?P<value>[^\s`\"',;]{6,})",
+    re.IGNORECASE,
+)
+_NAME_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
+_SECRET_LAST = {
+    "password",
+    "passwd",
+    "passphrase",
+    "pwd",
+    "secret",
+    "token",
+    "apikey",
+    "secretkey",
+    "accesskey",
+    "privatekey",
+    "credential",
+    "credentials",
+}
+_KEY_QUALIFIERS = {
+    "api",
+    "access",
+    "secret",
+    "private",
+    "signing",
+    "encryption",
+    "master",
+    "license",
+    "service",
+    "admin",
+    "app",
+    "auth",
+}
+
+
+def secret_name(name: str) -> bool:
+    """Whether a setting's name says its value is a secret: its last word is password,
+    secret, token, credentials (``JWT_SECRET``, ``client_secret``, ``Keyring password``), or
+    ``key`` after api/access/secret/private… (``X_API_KEY``), or ``pass`` in an identifier
+    (``DB_PASS``). ``tokenIn``, ``Author``, ``key decision`` and ``Tested pass`` are not."""
+    lowered = name.lower()
+    if any(word in lowered for word in _FOREIGN_PASSWORD):
+        return True
+    parts = [p.lower() for p in _NAME_PARTS.findall(name)]
+    if not parts:
+        return False
+    last = parts[-1]
+    if last in _SECRET_LAST:
+        return True
+    if last == "key":
+        return len(parts) > 1 and parts[-2] in _KEY_QUALIFIERS
+    if last == "pass":
+        return len(parts) > 1 and ("_" in name or name.isupper())
+    return False
+
+
 # the root password is X / password X / pw X, beside a host on the same line
 _PROSE_PASSWORD = re.compile(
     r"\b(?:password|passwd|pwd|passphrase)\b(?:\s+(?:is|was|of|for|=))?\s*[:=]?\s*"
     r"(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;|<>]{6,})(?P=q)",
     re.IGNORECASE,
 )
+_PASSWORD_WORD = re.compile(r"(?i:pass|pwd)")
 _HOST = re.compile(
     r"\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[\w.-]+@[\w-]+(?:\.[\w-]+)+\b|\bssh\b|\bhost\b"
     r"|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|cloud|app|co|ai|xyz|local)\b",
@@ -199,16 +284,46 @@ def looks_placeholder(value: str) -> bool:
     return bool(_PLACEHOLDER.search(bare))
 
 
-def _credible_password(value: str) -> bool:
-    """A written value that is credibly a password or token, not a word or a reference."""
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
+_WORDY_IDENTIFIER = re.compile(r"[a-z][a-z0-9]{0,11}(?:[_-][a-z][a-z0-9]{0,11})+")
+_HOSTPATH = re.compile(r"[\w-]+(?:\.[\w-]+)+(?::\d+)?(?:/\S*)?")
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[a-z]{2,}", re.IGNORECASE)
+_PROVIDER_START = re.compile(
+    r"(?:sk|pk|rk)[-_]|nvapi-|gh[pousr]_|github_pat_|glpat-|xox[a-z]-|hf_|AIza|xai-|gsk_|AKIA"
+)
+
+
+def _credible_password(value: str, *, named: bool = False, quoted: bool = False) -> bool:
+    """A written value that is credibly a password or token, not a word or a reference:
+    not a placeholder, code, a path, an environment variable's name (``HUBSPOT_TOKEN``),
+    a dotted or wordy identifier (``config.redis.password``, ``web3_search``), an email, a
+    word or CamelCase name, a number or a hash, and not a placeholder key (``sk-ant-xxx``)."""
+    if not value.isascii():
+        return False
     if looks_placeholder(value) or _CODE_VALUE.search(value) or _PATHLIKE.search(value):
         return False
-    if value.isalpha() and (value.islower() or value.istitle() or value.isupper()):
-        return False  # a word: "token: rotated", "Password: Required"
+    if (
+        _ENV_NAME.fullmatch(value)
+        or _DOTTED.fullmatch(value)
+        or _WORDY_IDENTIFIER.fullmatch(value)
+        or _EMAIL.fullmatch(value)
+        or _HOSTPATH.fullmatch(value)
+    ):
+        return False
+    if _PROVIDER_START.match(value) and not _credible_token(value):
+        return False
+    # a word or a name ("token: rotated", "Password: Required", createContext), unless it is
+    # quoted after a password's name: `Password: \`Sunflower\``
+    wordlike = value.isalpha() and not (len(value) >= 24 and _shannon(value) >= 4.0)
+    if wordlike and not (quoted and named and len(value) >= 8 and not value.islower()):
+        return False
     if re.fullmatch(r"[\d.:/-]+", value):
         return False  # a number, date, version or time
-    if re.fullmatch(r"[0-9a-f]{7,40}", value) or re.fullmatch(r"[0-9a-f]{64}", value):
-        return False  # a commit or content hash
+    if not named and (
+        re.fullmatch(r"[0-9a-f]{7,40}", value) or re.fullmatch(r"[0-9a-f]{64}", value)
+    ):
+        return False  # a commit or content hash (after a secret's name, hex is a key)
     classes = sum(
         (
             any(c.islower() for c in value),
@@ -224,12 +339,19 @@ def _credible_token(value: str) -> bool:
     """A provider-prefixed value that is a real-looking key, not ``sk-your-key-here``."""
     if looks_placeholder(value):
         return False
-    tail = re.sub(r"^[A-Za-z]+[-_](?:[A-Za-z]+[-_])?", "", value)
-    if not any(c.isdigit() for c in tail) or not any(c.isalpha() for c in tail):
-        return False
-    if re.search(r"[a-z]{3,}-[a-z]{3,}-[a-z]{3,}", value):  # sk-my-openai-key-goes-here
-        return False
-    return _shannon(tail) >= 3.0
+    words = [w for w in re.split(r"[-_]", value) if w]
+    if len(value) < 40 and sum(1 for w in words if w.isalpha() and w.islower()) >= 3:
+        return False  # sk-my-openai-key-goes-here
+    prefix = re.match(r"(?:[A-Za-z0-9]{1,8}[-_.]){1,2}", value)
+    tail = value[prefix.end() :] if prefix and len(value) - prefix.end() >= 16 else value
+    classes = sum(
+        (
+            any(c.islower() for c in tail),
+            any(c.isupper() for c in tail),
+            any(c.isdigit() for c in tail),
+        )
+    )
+    return classes >= 2 and _shannon(tail) >= 3.0
 
 
 # -- detect-secrets, imported only when a candidate line needs it ----------------------------
@@ -266,7 +388,9 @@ def _detect_secrets() -> tuple[list[Any], Any, Any, Any]:
     return _DS
 
 
-def _ds_kind(secret_type: str) -> tuple[str, str]:
+def _ds_kind(secret_type: str, line: str = "") -> tuple[str, str]:
+    if secret_type == "IBM Cloud IAM Key" and "ibm" not in line.lower():
+        return SC_API_KEY, "API key"  # its pattern is any `api_key = <44 characters>`
     if secret_type == "Private Key":
         return SC_PRIVATE_KEY, "private key"
     if secret_type == "Basic Auth Credentials":
@@ -372,13 +496,11 @@ def _line_starts(text: str) -> list[int]:
 
 
 def _scan_segment(segment: str, base: int, in_fence: bool) -> Iterator[Secret]:
-    for kind, pattern in _PROVIDERS:
-        for match in pattern.finditer(segment):
-            value = match.group(0).rstrip(".-_")
-            if _credible_token(value):
-                yield Secret(
-                    base + match.start(), base + match.start() + len(value), SC_API_KEY, kind
-                )
+    for match in _PROVIDERS.finditer(segment):
+        value = match.group(0).rstrip(".")
+        if _credible_token(value):
+            kind = _PROVIDER_KIND[match.lastgroup or ""]
+            yield Secret(base + match.start(), base + match.start() + len(value), SC_API_KEY, kind)
     for match in _URL_CREDENTIALS.finditer(segment):
         value = match["value"]
         if not looks_placeholder(value) and not value.isdigit():  # host:port, user:${PASS}
@@ -388,31 +510,48 @@ def _scan_segment(segment: str, base: int, in_fence: bool) -> Iterator[Secret]:
                 SC_HOST_CREDENTIALS,
                 "password in a URL",
             )
-    host = _HOST.search(segment)
+    host: bool | None = None  # looked up only when a password needs it
     for match in _ASSIGNMENT.finditer(segment):
-        value = match["value"]
-        if not _credible_password(value):
-            continue
         name = match["name"]
-        lowered = name.lower()
-        if "pass" in lowered or "pwd" in lowered:
-            kind = "password"
+        value_start = match.start("value")
+        value = match["value"]
+        if (
+            value.startswith("-")
+            and segment[max(0, match.start("name") - 2) : match.start("name")] == "${"
+        ):
+            value, value_start = value[1:], value_start + 1  # ${VAR:-default}: the default
+        if not secret_name(name):
+            continue
+        password_name = (
+            "pass" in name.lower()
+            or "pwd" in name.lower()
+            or any(word in name.lower() for word in _FOREIGN_PASSWORD)
+        )
+        if not _credible_password(value, named=True, quoted=bool(match["q"]) and password_name):
+            continue
+        if password_name:
+            if host is None:
+                host = _HOST.search(segment) is not None
+            kind = "password beside a host" if host else "password"
             code = SC_HOST_CREDENTIALS if host else SC_ASSIGNMENT
-            if host:
-                kind = "password beside a host"
         else:
             kind = f"value of {name}" if len(name) <= 40 else "secret value"
             code = SC_ASSIGNMENT
-        yield Secret(base + match.start("value"), base + match.end("value"), code, kind)
+        yield Secret(base + value_start, base + value_start + len(value), code, kind)
+    for match in _LOGIN_PAIR.finditer(segment):
+        value = match["value"].rstrip(".)*")
+        if _credible_password(value):
+            start = base + match.start("value")
+            yield Secret(start, start + len(value), SC_ASSIGNMENT, "password")
+    if host is None and _PASSWORD_WORD.search(segment):
+        host = _HOST.search(segment) is not None
     if host:
         for match in _PROSE_PASSWORD.finditer(segment):
-            value = match["value"]
-            if _credible_password(value):
+            value = match["value"].rstrip(":*.)")
+            if "**" not in value and _credible_password(value):
+                start = base + match.start("value")
                 yield Secret(
-                    base + match.start("value"),
-                    base + match.end("value"),
-                    SC_HOST_CREDENTIALS,
-                    "password beside a host",
+                    start, start + len(value), SC_HOST_CREDENTIALS, "password beside a host"
                 )
     if _needs_detect_secrets(segment):
         yield from _detect_secrets_segment(segment, base, in_fence)
@@ -448,7 +587,7 @@ def _ds_line(
         for value in set(plugin.analyze_string(line)):
             if not isinstance(value, str) or len(value) < 8 or looks_placeholder(value):
                 continue
-            code, kind = _ds_kind(plugin.secret_type)
+            code, kind = _ds_kind(plugin.secret_type, line)
             if code == SC_PRIVATE_KEY:
                 continue  # the block itself is found by _PRIVATE_KEY, with its body
             if code == SC_API_KEY and not _credible_token(value) and len(value) < 24:
@@ -470,8 +609,23 @@ def _ds_line(
             and entropy.calculate_shannon_entropy(value) > entropy.entropy_limit
             and not re.fullmatch(r"[0-9a-fA-F]+", value)
             and not _ds_heuristics(heuristic, value, line)
+            and not _ID_PREFIX.match(value)
+            and not _after_id_key(line, value)
         ):
             yield from _positions(line, value, base, SC_HIGH_ENTROPY, "random-looking string")
+
+
+_ID_PREFIX = re.compile(
+    r"(?:req|msg|toolu|call|run|thread|asst|resp|file|batch|evt|cus|sub|in|pi|ch)_[A-Za-z0-9]"
+    r"|chatcmpl-"
+)
+_ID_KEY = re.compile(r"(?:id|ids|uuid|hash|sha|digest|etag|nonce)[\"']?\s*[:=]\s*[\"']?$", re.I)
+
+
+def _after_id_key(line: str, value: str) -> bool:
+    """A quoted value whose key names an identifier (``"request-id": "…"``)."""
+    at = line.find(value)
+    return at > 0 and _ID_KEY.search(line[max(0, at - 40) : at]) is not None
 
 
 def _ds_heuristics(heuristic: Any, value: str, line: str) -> bool:
@@ -501,7 +655,7 @@ def _positions(
         if whole_token:
             while end < len(line) and line[end] in _TOKEN_CHARS:
                 end += 1
-            while end > at + len(value) and line[end - 1] in ".-_=":
+            while end > at + len(value) and line[end - 1] == ".":
                 end -= 1
         yield Secret(base + at, base + end, code, kind)
         at = line.find(value, end)
