@@ -62,9 +62,9 @@ class Secret:
 
 _LONG_RUN = re.compile(r"[A-Za-z0-9]{12,}")  # every key holds one; paths and branches do not
 _RUN_TABLE = bytes(
-    0x61 if (0x30 <= i <= 0x39 or 0x41 <= i <= 0x5A or 0x61 <= i <= 0x7A) else 0x20
+    0x61 if (0x30 <= i <= 0x39 or 0x41 <= i <= 0x5A or 0x61 <= i <= 0x7A or i in b"-_") else 0x20
     for i in range(256)
-)  # ASCII letters and digits → "a", every other byte → " "
+)  # ASCII letters, digits, `-` and `_` → "a", every other byte → " "
 _RUN = b"a" * 12
 _NAME_WORDS = (
     b"pass",
@@ -84,10 +84,18 @@ _WINDOW = 400  # characters around a marker in a very long line (a JSONL record)
 
 
 def _credible_long_token(token: str) -> bool:
-    """A long token that could be a key: letters and digits, and not a plain path or word."""
-    has_digit = any(c.isdigit() for c in token)
-    has_alpha = any(c.isalpha() for c in token)
-    return has_digit and has_alpha and _shannon(token) >= 3.0
+    """A long run of ``[A-Za-z0-9_-]`` that could be (part of) a key: 12 letters and digits
+    in a row with both in them, or upper and lower case mixed as no name mixes them
+    (``AIza-Sy_BqXk9TpLm``); not a word, a CamelCase name or ``task-123-fix-parser``."""
+    for run in _LONG_RUN.findall(token):
+        mixed = any(c.isdigit() for c in run) and any(c.isalpha() for c in run)
+        if mixed and _shannon(run) >= 3.0:
+            return True
+    if len(token) < 16:
+        return False
+    uppers = sum(1 for c in token if c.isupper())
+    lowers = sum(1 for c in token if c.islower())
+    return uppers >= 4 and lowers >= 4 and _shannon(token) >= 3.5
 
 
 # -- memls's own detectors --------------------------------------------------------------------
@@ -139,7 +147,7 @@ _KEYWORD = r"pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?|" + "|".j
 # NAME = value, NAME: value, **Password:** value, "password": "value"
 _ASSIGNMENT = re.compile(
     r"(?P<name>\b[A-Za-z0-9_.-]*(?:" + _KEYWORD + r")[A-Za-z0-9_]*)"
-    r"[\"']?(?:\*\*|__)?\s*(?::=|=>|=|:|：)\s*(?:\*\*|__)?\s*"
+    r"[\"']?(?:\*\*|__)?\s*(?::=|=>|=|:|：)\s*(?:(?:\*\*|__)(?=\s))?\s*"
     r"(?P<q>[\"'`]?)(?P<value>[!#$%*+\-./0-9:=?@A-Z^_a-z~]{6,})(?P=q)(?![(<\[])",
     re.IGNORECASE,
 )
@@ -204,7 +212,7 @@ def secret_name(name: str) -> bool:
 
 # the root password is X / password X / pw X, beside a host on the same line
 _PROSE_PASSWORD = re.compile(
-    r"\b(?:password|passwd|pwd|passphrase)\b(?:\s+(?:is|was|of|for|=))?\s*[:=]?\s*"
+    r"\b(?:password|passwd|pwd|passphrase)\b(?:\s+(?:is|was|of|for)\b)?\s*[:=]?\s*"
     r"(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;|<>]{6,})(?P=q)",
     re.IGNORECASE,
 )
@@ -234,6 +242,9 @@ _PLACEHOLDER_WORDS = {
     "false",
     "changeme",
     "change_me",
+    "pass",
+    "passw0rd",
+    "p4ssword",
     "password",
     "passwd",
     "secret",
@@ -259,13 +270,15 @@ _PLACEHOLDER_WORDS = {
     "mypassword",
 }
 _PLACEHOLDER = re.compile(
-    r"\.\.\.|…|\*{3,}|x{4,}|X{4,}|^<|^\$|^%|^\{|^\[|\{\{|\$\{|^your[_-]|^my[_-]|_here$|^env[:.]"
+    r"\.\.\.|…|\*{3,}|(?-i:x{4,}|X{4,})|^<|^\$|^%|^\{|^\[|\{\{|\$\{|^your[_-]|^my[_-]|_here$|^env[:.]"
     r"|^os\.|^process\.env|^getenv|^secrets?\.|^vault:|^op://|^ref\+|^redacted|^removed"
-    r"|^(.)\1{5,}$|(?:here|goes|your|value)$",
+    r"|^(.)\1{5,}$|[-_](?:here|goes|your|value)$",
     re.IGNORECASE,
 )
 _CODE_VALUE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*(?:\(|\[)|\)$|^[a-z_]+\.[a-z_]+$")
-_PATHLIKE = re.compile(r"^[~./]|/[\w.-]+\.\w{1,5}$|\.(?:md|py|ts|js|json|toml|ya?ml|sh|txt|env)$")
+_PATHLIKE = re.compile(
+    r"^[~./]|/$|/[\w.-]+\.\w{1,5}$|\.(?:md|py|ts|js|json|toml|ya?ml|sh|txt|env)$"
+)
 
 
 def _shannon(value: str) -> float:
@@ -288,6 +301,11 @@ _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 _WORDY_IDENTIFIER = re.compile(r"[a-z][a-z0-9]{0,11}(?:[_-][a-z][a-z0-9]{0,11})+")
 _HOSTPATH = re.compile(r"[\w-]+(?:\.[\w-]+)+(?::\d+)?(?:/\S*)?")
+_ALGORITHM = re.compile(
+    r"(?:hmac|sha|rsa|aes|md5|bcrypt|scrypt|argon2(?:id|i|d)?|pbkdf2|[hre]s(?:256|384|512)|ed25519)"
+    r"(?:[-_ ]?(?:sha)?\d{1,4})?(?:[-_](?:gcm|cbc|ctr|pss|oaep|sha\d{1,3}))?",
+    re.IGNORECASE,
+)
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[a-z]{2,}", re.IGNORECASE)
 _PROVIDER_START = re.compile(
     r"(?:sk|pk|rk)[-_]|nvapi-|gh[pousr]_|github_pat_|glpat-|xox[a-z]-|hf_|AIza|xai-|gsk_|AKIA"
@@ -309,10 +327,15 @@ def _credible_password(value: str, *, named: bool = False, quoted: bool = False)
         or _WORDY_IDENTIFIER.fullmatch(value)
         or _EMAIL.fullmatch(value)
         or _HOSTPATH.fullmatch(value)
+        or _ALGORITHM.fullmatch(value)
     ):
         return False
     if _PROVIDER_START.match(value) and not _credible_token(value):
         return False
+    if re.fullmatch(r"[A-Za-z_]+=[\d.%]+", value):
+        return False  # `Token: usage=4253, …`: statistics
+    if len(value) < 10 and ("123" in value or "abc" in value.lower()):
+        return False  # "123:abc", "abc123": an example
     # a word or a name ("token: rotated", "Password: Required", createContext), unless it is
     # quoted after a password's name: `Password: \`Sunflower\``
     wordlike = value.isalpha() and not (len(value) >= 24 and _shannon(value) >= 4.0)
@@ -389,6 +412,7 @@ def _detect_secrets() -> tuple[list[Any], Any, Any, Any]:
 
 
 def _ds_kind(secret_type: str, line: str = "") -> tuple[str, str]:
+    """The SC code and the kind a detect-secrets finding is reported as."""
     if secret_type == "IBM Cloud IAM Key" and "ibm" not in line.lower():
         return SC_API_KEY, "API key"  # its pattern is any `api_key = <44 characters>`
     if secret_type == "Private Key":
@@ -548,7 +572,7 @@ def _scan_segment(segment: str, base: int, in_fence: bool) -> Iterator[Secret]:
     if host:
         for match in _PROSE_PASSWORD.finditer(segment):
             value = match["value"].rstrip(":*.)")
-            if "**" not in value and _credible_password(value):
+            if "**" not in value and not value.startswith("@") and _credible_password(value):
                 start = base + match.start("value")
                 yield Secret(
                     start, start + len(value), SC_HOST_CREDENTIALS, "password beside a host"
@@ -588,6 +612,8 @@ def _ds_line(
             if not isinstance(value, str) or len(value) < 8 or looks_placeholder(value):
                 continue
             code, kind = _ds_kind(plugin.secret_type, line)
+            if plugin.secret_type == "Twilio API Key" and value.startswith("AC"):
+                continue  # an Account SID names the account; its Auth Token is the secret
             if code == SC_PRIVATE_KEY:
                 continue  # the block itself is found by _PRIVATE_KEY, with its body
             if code == SC_API_KEY and not _credible_token(value) and len(value) < 24:

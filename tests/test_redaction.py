@@ -219,7 +219,7 @@ def test_no_copy_memls_makes_holds_a_secret(tmp_path: Path, fakes: Fakes) -> Non
     log = (project / "LOG.md").read_text(encoding="utf-8")
     state = handoff.read_text(encoding="utf-8")
     for text in (log, state):
-        assert "staging key [redacted OpenAI API key] for the wombat deploy" in text
+        assert "staging key [redacted OpenAI-style API key] for the wombat deploy" in text
         assert "JWT_SECRET=[redacted" in text
         assert "postgres://admin:[redacted password in a URL]@db.example.com/app" in text
         assert "numbat tables migrated" in text
@@ -278,7 +278,9 @@ def test_a_fingerprint_in_allow_secrets_keeps_that_fake(tmp_path: Path) -> None:
     assert run_hook("post-compact", data, cwd=project).returncode == 0
     for name in ("LOG.md", ".handoff.md"):
         text = (project / name).read_text(encoding="utf-8")
-        assert f"Sample key {known.openai}; the real one is [redacted OpenAI API key]." in text
+        assert (
+            f"Sample key {known.openai}; the real one is [redacted OpenAI-style API key]." in text
+        )
         assert other.openai not in text
 
     write_turns(transcript, [(f"Use {known.openai} in the docs", "Done: the wallaby docs.")], 2)
@@ -296,7 +298,7 @@ def test_a_fingerprint_in_allow_secrets_keeps_that_fake(tmp_path: Path) -> None:
     # in-process, where a caller passes ``allowed``
     text = f"known {known.openai} and other {other.openai}"
     assert redact_text(text, frozenset({fingerprint(known.openai)})) == (
-        f"known {known.openai} and other [redacted OpenAI API key]"
+        f"known {known.openai} and other [redacted OpenAI-style API key]"
     )
 
 
@@ -337,7 +339,7 @@ def test_markdown_chunks_are_redacted_with_their_lines_and_ids_kept(fakes: Fakes
         stored = " ".join([chunk.id, chunk.text, chunk.header, chunk.heading or ""])
         assert_nowhere([*fakes.values(), PRIVATE_KEY.splitlines()[2]], {chunk.id: stored.encode()})
     assert "[redacted private key]" in chunks[0].text
-    assert chunks[1].heading == "Token [redacted OpenAI API key]"
+    assert chunks[1].heading == "Token [redacted OpenAI-style API key]"
     assert "Rotate it monthly." in chunks[1].text
     assert "Reach it at postgres://admin:[redacted password in a URL]@db" in chunks[2].text
     assert redact_text(PRIVATE_KEY).count("\n") == PRIVATE_KEY.count("\n")
@@ -374,8 +376,10 @@ def test_incremental_transcript_backfill_keeps_its_offsets_and_redacts_the_conte
     rows = _rows(root, "select id, text, context from memls_chunks where kind = 'transcript'")
     by_id = {str(r[0]): (str(r[1]), str(r[2])) for r in rows}
     assert sorted(by_id) == ["transcripts/s1.jsonl#turn-0", "transcripts/s1.jsonl#turn-1"]
-    assert "The key is [redacted OpenAI API key] ok" in by_id["transcripts/s1.jsonl#turn-0"][0]
-    assert "[redacted OpenAI API key]" in by_id["transcripts/s1.jsonl#turn-1"][1]  # context
+    assert (
+        "The key is [redacted OpenAI-style API key] ok" in by_id["transcripts/s1.jsonl#turn-0"][0]
+    )
+    assert "[redacted OpenAI-style API key]" in by_id["transcripts/s1.jsonl#turn-1"][1]  # context
     state = _rows(root, "select byte_offset, turns from memls_files where kind = 'transcript'")
     assert state == [(session.stat().st_size, 2)]
     again = api.backfill(root)
@@ -426,14 +430,14 @@ def test_a_new_allow_secrets_re_reads_the_files(tmp_path: Path, fakes: Fakes) ->
     def texts() -> str:
         return " ".join(str(r[0]) for r in _rows(root, "select text from memls_chunks"))
 
-    assert "[redacted OpenAI API key] as the sample key" in texts()
+    assert "[redacted OpenAI-style API key] as the sample key" in texts()
     with (root / "memls.toml").open("a", encoding="utf-8") as handle:
         handle.write(f'allow_secrets = ["{fingerprint(fakes.openai)}"]\n')
     assert api.backfill(root)["changed"] >= 1  # no file changed, what is redacted did
     assert f"{fakes.openai} as the sample key" in texts()
     (root / "memls.toml").write_text('recall_model = "memls-hash"\n', encoding="utf-8")
     api.backfill(root)  # the fake is a secret again: redacted, and purged from the file
-    assert "[redacted OpenAI API key] as the sample key" in texts()
+    assert "[redacted OpenAI-style API key] as the sample key" in texts()
     assert_nowhere([fakes.openai], state_files(root))
 
 
