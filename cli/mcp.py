@@ -705,8 +705,10 @@ class MemlsServer:
                 raise ToolError(
                     f"unknown tool {params.name!r}: the tools are {', '.join(self.models)}"
                 )
+            raw = params.arguments or {}
+            clean = _redact_arguments(raw)
             try:
-                args = model.model_validate(params.arguments or {})
+                args = model.model_validate(clean)
             except ValidationError as exc:
                 problems = "; ".join(
                     f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
@@ -715,6 +717,13 @@ class MemlsServer:
                 raise ToolError(f"invalid arguments for {params.name}: {problems}") from exc
             handler: Callable[[Any], dict[str, Any]] = getattr(self, f"tool_{params.name}")
             payload = await anyio.to_thread.run_sync(handler, args)
+            if clean != raw:
+                payload = {
+                    **payload,
+                    "arguments_redacted": "a secret in the arguments was replaced by "
+                    "[redacted …] before memls used them: memory never stores a secret an "
+                    "agent passes in",
+                }
         except ToolError as exc:
             return _error_result(str(exc), exc.exit_code, exc.extra)
         except Exception as exc:  # refusals from core, and anything unexpected: never a crash
@@ -937,7 +946,7 @@ class MemlsServer:
                 RESOURCE_NOT_FOUND,
                 f"no memory file {params.uri} (resources/list shows what there is)",
             )
-        text = path.read_bytes().decode("utf-8", "replace")
+        text = self._redact(path.read_bytes().decode("utf-8", "replace"))
         return types.ReadResourceResult(
             contents=[
                 types.TextResourceContents(
@@ -1059,12 +1068,25 @@ class MemlsServer:
             description = "Save a memls checkpoint"
         else:
             raise MCPError(types.INVALID_PARAMS, f"unknown prompt {params.name!r}")
+        text = self._redact(text)
         return types.GetPromptResult(
             description=description,
             messages=[
                 types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
             ],
         )
+
+    def _redact(self, text: str) -> str:
+        """A memory file or prompt on its way to the agent, secrets replaced (a project's
+        known fakes in ``allow_secrets`` stay)."""
+        from memls.core.config import ConfigError, load_config
+        from memls.core.secrets import redact
+
+        try:
+            allowed = frozenset(load_config(self.root).allow_secrets)
+        except ConfigError:
+            allowed = frozenset()
+        return redact(text, allowed)
 
     def _resume_text(self, name: str | None) -> str:
         from memls.core.agent.context import present_checkpoint, session_context
@@ -1178,6 +1200,15 @@ def _refusal(exc: Exception) -> tuple[str, int, dict[str, Any]]:
 
 def _error_result(message: str, code: int, extra: dict[str, Any]) -> types.CallToolResult:
     return _tool_result({**extra, "error": message, "exit_code": code}, message, is_error=True)
+
+
+def _redact_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
+    """Tool arguments with every secret replaced before any operation sees them: an agent
+    that saw a key must not write it into memory (a checkpoint, LOG.md) through memls."""
+    from memls.core.secrets import redact_data
+
+    cleaned = redact_data(arguments)
+    return cleaned if isinstance(cleaned, dict) else arguments
 
 
 def _tool_result(

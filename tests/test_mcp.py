@@ -405,3 +405,31 @@ async def test_checkpoint_clear_removes_file_and_bullet_and_refuses_an_unknown_n
     assert not (project / "checkpoint-done-work.md").exists()
     assert "done-work" not in (project / "MEMORY.md").read_text(encoding="utf-8")
     assert refusal(ghost) == cli["error"]
+
+
+async def test_resources_prompts_and_written_arguments_carry_no_secret(project: Path) -> None:
+    import secrets
+    import string
+
+    key = "nvapi-" + "".join(
+        secrets.choice(string.ascii_letters + string.digits) for _ in range(60)
+    )
+    (project / "MEMORY.md").write_text(f"# Memory\n\n- the NVIDIA key {key} from the shell\n")
+    async with connect(project, project) as session:
+        read = await session.read_resource("memls://memory/MEMORY.md")
+        first = read.contents[0]
+        assert isinstance(first, types.TextResourceContents)
+        assert key not in first.text
+        assert "- the NVIDIA key [redacted NVIDIA API key] from the shell" in first.text
+        saved = await session.call_tool(
+            "checkpoint_save", {"next_action": f"Call the API with {key}", "done": [f"got {key}"]}
+        )
+        assert "arguments_redacted" in payload(saved)
+        prompt = await session.get_prompt("resume", {})
+    on_disk = "".join(p.read_text() for p in project.glob("checkpoint-*.md"))
+    assert "Call the API with [redacted NVIDIA API key]" in on_disk
+    assert key not in on_disk
+    texts = "".join(
+        m.content.text for m in prompt.messages if isinstance(m.content, types.TextContent)
+    )
+    assert key not in texts

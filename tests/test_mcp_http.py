@@ -528,3 +528,4 @@ async def test_tool_results_never_carry_a_secret_from_memory(project: Path) -> N
     for result in (saved, resumed, searched, echoed, listed):
         assert key not in _texts(result)
     assert "[redacted" in _texts(resumed)
+    assert "arguments_redacted" in payload(saved)

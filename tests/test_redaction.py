@@ -441,12 +441,11 @@ def test_a_new_allow_secrets_re_reads_the_files(tmp_path: Path, fakes: Fakes) ->
     assert_nowhere([fakes.openai], state_files(root))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core/ops/handoff.py copies the newest checkpoint's Next Action into the handoff "
-    "verbatim (memory to memory, outside this change); redacting `_state`'s lines fixes it",
-)
 def test_a_handoff_refresh_does_not_copy_a_checkpoints_secret(tmp_path: Path, fakes: Fakes) -> None:
     project, _ = _project(tmp_path, fakes)
     memls_json(project, "handoff", "new", "--json")
     assert fakes.nvidia not in (project / ".handoff.md").read_text(encoding="utf-8")
+    memls_json(project, "handoff", "refresh", "--json")
+    handoff = (project / ".handoff.md").read_text(encoding="utf-8")
+    assert fakes.nvidia not in handoff
+    assert "[redacted NVIDIA API key]" in handoff

@@ -119,6 +119,16 @@ def _state(root: Path, now: dt.datetime, git: Git) -> dict[str, list[str]]:
     return auto
 
 
+def _redacted(auto: dict[str, list[str]], root: Path) -> dict[str, list[str]]:
+    """The auto lines with every secret replaced: the handoff is read by every next agent
+    and is often committed, so a key in a checkpoint or a bundle item never travels on."""
+    from memls.core.config import load_config
+    from memls.core.secrets import redact
+
+    allowed = frozenset(load_config(root).allow_secrets)
+    return {name: [redact(line, allowed) for line in lines] for name, lines in auto.items()}
+
+
 def _failed(doc: Document) -> list[str]:
     sec = doc.section(FAILED)
     if sec is None:
@@ -157,7 +167,7 @@ def write_handoff(
     git = git if git is not None else Git(root)
     when = now_minute(now)
     path = handoff_path(root)
-    auto = _state(root, when, git)
+    auto = _redacted(_state(root, when, git), root)
     with root_lock(root):
         old = read_text(path)
         if old is not None and not refresh and not force:
