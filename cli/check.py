@@ -135,6 +135,14 @@ def check(
         targets = files if files is not None else ws.paths()
         scan_secrets = any(config.enabled(code) for code in SECRET_CODES)
         extra = _secret_only(ws, targets, files is None) if scan_secrets else []
+        if files is not None:
+            for path in extra:
+                if path.suffix.lower() not in (".md", ".markdown"):
+                    click.echo(
+                        f"{display_path(path)}: not a Markdown memory file, checked for "
+                        "secrets only",
+                        err=True,
+                    )
         targets = [p for p in targets if p not in extra]
         for path in [p for p in targets if p.suffix.lower() != ".md"]:
             click.echo(f"skipped {display_path(path)}: not a Markdown memory file", err=True)

@@ -204,7 +204,11 @@ def test_missing_root_and_non_markdown_paths(root: Path) -> None:
     (root / "notes.txt").write_text("plain text\n")
     proc = run_memls("check", "notes.txt", cwd=root)
     assert proc.returncode == 0
-    assert "skipped notes.txt: not a Markdown memory file" in proc.stderr
+    assert "notes.txt: not a Markdown memory file, checked for secrets only" in proc.stderr
+    (root / "notes.json").write_text("{}\n")
+    proc = run_memls("check", "notes.json", cwd=root)
+    assert proc.returncode == 0
+    assert "skipped notes.json: not a Markdown memory file" in proc.stderr
 
 
 def test_fix_rewrites_the_file_and_reports(tmp_path: Path) -> None:
