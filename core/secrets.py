@@ -66,6 +66,12 @@ _RUN_TABLE = bytes(
     for i in range(256)
 )  # ASCII letters, digits, `-` and `_` → "a", every other byte → " "
 _RUN = b"a" * 12
+# Runs that are identifiers, not keys: UUIDs, lowercase hex (commit, content and message
+# hashes) and the ids agents' transcripts carry on every record (a hex key after a secret's
+# name is still found, by the name).
+_ID_RUN = re.compile(
+    rb"[0-9a-f-]+|(?:toolu|srvtoolu|msg|req|call|chatcmpl|run|resp|file|evt)[_-][A-Za-z0-9_-]+"
+)
 _NAME_WORDS = (
     b"pass",
     b"pwd",
@@ -78,9 +84,33 @@ _NAME_WORDS = (
         for word in ("密码", "口令", "パスワード", "비밀번호", "пароль", "contraseña", "senha")
     ),
 )
-_NAME_TAIL = re.compile(rb"[a-z0-9_]*[\"']?(?:\*\*|__)?[ \t]*(?::=|=>|=|:|\xef\xbc\x9a)")
-_LITERALS = (b"://", b"-----begin", b"pass", b"pwd")
-_WINDOW = 400  # characters around a marker in a very long line (a JSONL record)
+_NAMED_VALUE = re.compile(
+    rb"(?:" + rb"|".join(re.escape(w) for w in _NAME_WORDS) + rb")"
+    rb"[a-z0-9_]*[\"']?(?:\*\*|__)?[ \t]*(?::=|=>|=|:|\xef\xbc\x9a)"
+)  # a secret-sounding name followed by `:` or `=`, on the lowered bytes
+_LITERALS = (b"://", b"-----begin", b"passw", b"passphrase", b"pwd")
+_WINDOW = 240  # characters around a marker in a very long line (a JSONL record)
+
+
+_KEY_PREFIX = re.compile(
+    rb"sk-|sk_|rk_|nvapi-|fmcp_|hf_|AIza|xai-|gsk_|r8_|pplx-|tvly-|lin_api_|dop_v1_|shp[a-z]{2}_"
+    rb"|whsec_|gh[pousr]_|github_pat_|gl(?:pat|dt|rt|ptt|soat|cbt)-|xox[a-z]-|AKIA|ASIA|eyJ|npm_"
+    rb"|pypi-"
+)  # a run that starts like a known provider's key is always looked at
+_DIGITS = b"0123456789"
+_UPPER = bytes(range(0x41, 0x5B))
+
+
+def _could_be_key(token: bytes) -> bool:
+    """The cheap first look at a run (most are words, names and ids): digits, or enough
+    capitals for a mixed-case key, and not an identifier's shape."""
+    has_digit = len(token.translate(None, _DIGITS)) != len(token)
+    if not (has_digit or len(token) - len(token.translate(None, _UPPER)) >= 4):
+        return False
+    return not _ID_RUN.fullmatch(token)
+
+
+_LOWER_RUN = re.compile(r"[a-z]+")
 
 
 def _credible_long_token(token: str) -> bool:
@@ -89,13 +119,17 @@ def _credible_long_token(token: str) -> bool:
     (``AIza-Sy_BqXk9TpLm``); not a word, a CamelCase name or ``task-123-fix-parser``."""
     for run in _LONG_RUN.findall(token):
         mixed = any(c.isdigit() for c in run) and any(c.isalpha() for c in run)
-        if mixed and _shannon(run) >= 3.0:
+        if mixed and _shannon(run) >= 2.7:
             return True
     if len(token) < 16:
         return False
     uppers = sum(1 for c in token if c.isupper())
-    lowers = sum(1 for c in token if c.islower())
-    return uppers >= 4 and lowers >= 4 and _shannon(token) >= 3.5
+    lowers = _LOWER_RUN.findall(token)
+    if uppers < 4 or sum(map(len, lowers)) < 4:
+        return False
+    if sum(map(len, lowers)) / len(lowers) >= 3.0:
+        return False  # words run together (MemoryServiceConfig): a name, not a key
+    return _shannon(token) >= 3.5
 
 
 # -- memls's own detectors --------------------------------------------------------------------
@@ -374,7 +408,7 @@ def _credible_token(value: str) -> bool:
             any(c.isdigit() for c in tail),
         )
     )
-    return classes >= 2 and _shannon(tail) >= 3.0
+    return classes >= 2 and _shannon(tail) >= 2.7
 
 
 # -- detect-secrets, imported only when a candidate line needs it ----------------------------
@@ -436,16 +470,15 @@ def _gate(data: bytes) -> list[int]:
     while at != -1:
         end = runs.find(b" ", at)
         end = len(runs) if end == -1 else end
-        if _credible_long_token(data[at:end].decode("ascii")):
+        token = data[at:end]
+        if not (token.islower() and token.translate(None, _DIGITS) == token) and (
+            _KEY_PREFIX.match(token)
+            or (_could_be_key(token) and _credible_long_token(token.decode("ascii")))
+        ):  # a run of lowercase words (most runs) is no key
             hits.append(at)
         at = runs.find(_RUN, end)
     lower = data.lower()
-    for word in _NAME_WORDS:
-        at = lower.find(word)
-        while at != -1:
-            if _NAME_TAIL.match(lower, at + len(word)):
-                hits.append(at)
-            at = lower.find(word, at + len(word))
+    hits.extend(m.start() for m in _NAMED_VALUE.finditer(lower))
     for word in _LITERALS:
         at = lower.find(word)
         while at != -1:
@@ -459,7 +492,13 @@ def _candidate_spans(text: str) -> list[tuple[int, int]]:
     data = text.encode("utf-8", "surrogatepass")
     hits = _gate(data)
     if hits and len(data) != len(text):  # not ASCII: byte offsets → character offsets
-        hits = [len(data[:at].decode("utf-8", "surrogatepass")) for at in hits]
+        hits.sort()
+        chars, last, moved = 0, 0, []
+        for at in hits:  # each hit is an ASCII byte, so never inside a character
+            chars += len(data[last:at].decode("utf-8", "surrogatepass"))
+            last = at
+            moved.append(chars)
+        hits = moved
     if not hits:
         return []
     hits.sort()
@@ -619,7 +658,10 @@ def _ds_line(
             if code == SC_API_KEY and not _credible_token(value) and len(value) < 24:
                 continue
             yield from _positions(line, value, base, code, kind, whole_token=code == SC_API_KEY)
-    for value in set(keyword.analyze_string(line)):
+    quoted_name = ('"' in line or "'" in line) and any(
+        word in line.lower() for word in ("pass", "pwd", "secret", "token", "key", "cred")
+    )  # the keyword detector wants a quoted value after a secret's name: skip it otherwise
+    for value in set(keyword.analyze_string(line)) if quoted_name else ():
         if (
             isinstance(value, str)
             and _credible_password(value)

@@ -32,6 +32,7 @@ from memls.core.config import Config, ConfigError, load_config
 from memls.core.model import Diagnostic, Document, Range
 from memls.core.parse import parse_text
 from memls.core.rules import RuleContext, check_document
+from memls.core.rules import secrets as secret_rules
 from memls.core.rules import size as size_rules
 from memls.core.workspace import ROOT_MARKERS, Workspace, discover_root, find_roots, is_root
 from memls.lsp.settings import Settings
@@ -120,6 +121,8 @@ class MemoryState:
         self.workspaces: dict[Path, Workspace] = {}
         self.config_errors: dict[Path, str] = {}
         self._checked: dict[Path, Checked] = {}
+        self._scan_only: dict[Path, str] = {}
+        """Open buffers the SC rules alone check (memory subfolders), by path."""
         self.now: Callable[[], _dt.datetime] = _dt.datetime.now
 
     async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
@@ -256,6 +259,12 @@ class MemoryState:
         ws = self.workspace_for(path)
         if ws is None:
             self._checked.pop(path, None)
+            if self._secret_scope(path) is not None:  # memory/archive/…: SC only
+                if text is None:
+                    self._scan_only.pop(path, None)
+                else:
+                    self._scan_only[path] = text
+                return {path}
             return set()
         affected = ws.set_text(path, text, doc)
         affected.add(path)
@@ -310,7 +319,11 @@ class MemoryState:
         ws = self.workspace_for(path)
         doc = ws.document(path) if ws is not None else None
         diags: list[Diagnostic] = []
-        if ws is not None and doc is not None:
+        scope = self._secret_scope(path) if ws is None else None
+        if scope is not None and path in self._scan_only:
+            doc = parse_text(self._scan_only[path], path)
+            diags = secret_findings(scope, doc)
+        elif ws is not None and doc is not None:
             limit = ws.config.large_document_bytes
             if limit and doc.byte_size > limit:
                 diags = check_large(ws, doc, now, limit)
@@ -322,6 +335,28 @@ class MemoryState:
         checked = Checked(doc, diags, digest.hexdigest(), now.timestamp())
         self._checked[path] = checked
         return checked
+
+    def _secret_scope(self, path: Path) -> Workspace | None:
+        """The workspace whose secret scan covers ``path`` though it is not one of its memory
+        files: a subfolder of a memory folder (``memory/archive/``, daily logs), as
+        ``memls check`` scans it; the SC rules alone run on such a buffer."""
+        path = path.absolute()
+        if path.suffix.lower() not in (".md", ".markdown", ".txt"):
+            return None
+        if not any(root in path.parents for root in self.workspaces):
+            found = discover_root(path)
+            if found is None or found not in path.parents:
+                return None
+            self.add_root(found)
+        for root, ws in self.workspaces.items():
+            if root not in path.parents:
+                continue
+            base = root / "memory" if ws.layout_choice.project_folder else root
+            if base in path.parents and not any(
+                part.startswith(".") for part in path.relative_to(root).parts[:-1]
+            ):
+                return ws
+        return None
 
     def all_paths(self) -> list[Path]:
         seen: dict[Path, None] = {}
@@ -346,6 +381,7 @@ def check_large(ws: Workspace, doc: Document, now: _dt.datetime, limit: int) -> 
             Range.line(0, len(doc.line_text(0))),
         )
     )
+    found.extend(secret_rules.check(ctx))  # a secret is reported at any size
     cfg = ws.config
     out = []
     for diag in found:
@@ -356,6 +392,25 @@ def check_large(ws: Workspace, doc: Document, now: _dt.datetime, limit: int) -> 
         severity = cfg.severity_for(diag.code, diag.severity)
         out.append(diag if severity is diag.severity else replace(diag, severity=severity))
     out.sort(key=lambda d: (d.range.start.line, d.range.start.character, d.code))
+    return out
+
+
+def secret_findings(ws: Workspace, doc: Document) -> list[Diagnostic]:
+    """The SC rules alone on a document outside the workspace's memory files, with the
+    workspace's configuration and next-line suppressions."""
+    cfg = ws.config
+    out: list[Diagnostic] = []
+    allowed = frozenset(cfg.allow_secrets)
+    for diag in secret_rules.secret_diagnostics(
+        doc.path, doc.text, fences=doc.fences, allowed=allowed
+    ):
+        line = diag.range.start.line
+        if not cfg.enabled(diag.code) or any(
+            t == line and (not c or diag.code in c) for t, c in doc.suppressions.next_line
+        ):
+            continue
+        severity = cfg.severity_for(diag.code, diag.severity)
+        out.append(diag if severity is diag.severity else replace(diag, severity=severity))
     return out
 
 

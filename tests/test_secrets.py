@@ -321,3 +321,19 @@ def test_a_secret_in_a_refused_argument_is_not_echoed(tmp_path: Path, fmt: str) 
     result = memls_on(root, *args)
     assert result.returncode == 2
     assert value not in result.stdout + result.stderr
+
+
+async def test_language_server_checks_a_memory_subfolder_for_secrets_only(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    archive = root_of(tmp_path) / "archive" / "2025-10.md"
+    archive.parent.mkdir()
+    key = "ghp_" + rand(36)
+    text = f"notes without frontmatter\n\n- pushed with {key}\n"
+    archive.write_text(text)
+    client.text_document_did_open(open_params(archive, text))
+    diags = await wait_for_diagnostics(client, archive, lambda codes: "SC001" in codes)
+    assert [d.code for d in diags] == ["SC001"]  # no other rule judges an archive
+    assert key not in diags[0].message
+    client.text_document_did_change(change_all(archive, text.replace(key, "a rotated key"), 2))
+    await wait_for_diagnostics(client, archive, lambda codes: "SC001" not in codes)

@@ -200,8 +200,10 @@ def check_file(workspace: Workspace, path: Path) -> list[Diagnostic]:
             data = path.read_bytes()
         except OSError:
             return []
-        doc = parse_bytes(data, path)  # fences and suppressions (lines are the same)
         text, _ = decode_lossless(data)  # ranges on the text a writer encodes back
+        if not find_secrets(text):
+            return []  # most files: no need to parse for fences and suppressions
+        doc = parse_bytes(data, path)  # fences and suppressions (lines are the same)
         sup = doc.suppressions
         for diag in secret_diagnostics(path, text, fences=doc.fences, allowed=allowed):
             line = diag.range.start.line
