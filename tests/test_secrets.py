@@ -337,3 +337,48 @@ async def test_language_server_checks_a_memory_subfolder_for_secrets_only(
     assert key not in diags[0].message
     client.text_document_did_change(change_all(archive, text.replace(key, "a rotated key"), 2))
     await wait_for_diagnostics(client, archive, lambda codes: "SC001" not in codes)
+
+
+def test_replacing_a_secret_in_a_committed_log_is_not_an_append_only_breach(
+    tmp_path: Path,
+) -> None:
+    from tests.lsp_helpers import git
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    key = "sk-proj-" + rand(48)
+    (root / "MEMORY.md").write_text("# Project Memory\n")
+    (root / "LOG.md").write_text(
+        f"# Log\n\n## 2026-11-30 10:00 — deploy\n- used {key} for the deploy\n"
+    )
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "memory")
+    fixed = memls_on(root, "check", "--fix", "--select", "SC,LG")
+    assert "Fixed 1." in fixed.stdout, fixed.stdout
+    assert key not in (root / "LOG.md").read_text()
+    again = memls_on(root, "check", "--select", "SC,LG")
+    assert again.returncode == 0, again.stdout
+    (root / "LOG.md").write_text("# Log\n\n## 2026-11-30 10:00 — deploy\n- rewritten\n")
+    assert "LG001" in memls_on(root, "check", "--select", "LG").stdout  # other edits still are
+
+
+def test_resume_and_list_show_a_checkpoints_secret_redacted(tmp_path: Path) -> None:
+    root = tmp_path / "mem"
+    root.mkdir()
+    key = "ghp_" + rand(36)
+    saved = memls_on(root, "checkpoint", "save", "deploy", "--next", "Push the tag")
+    assert saved.returncode == 0, saved.stderr
+    path = root / "checkpoint-deploy.md"
+    text = path.read_text().replace(
+        "## Next Action: Push the tag", f"## Next Action: Push with {key}"
+    )
+    path.write_text(text.replace("## Done This Session\n", f"## Done This Session\n- used {key}\n"))
+    for args in (("checkpoint", "resume", "deploy"), ("checkpoint", "resume", "deploy", "--json")):
+        shown = memls_on(root, *args)
+        assert shown.returncode == 0, shown.stderr
+        assert key not in shown.stdout
+        assert "[redacted GitHub token]" in shown.stdout
+    listed = memls_on(root, "checkpoint", "list", "--json")
+    assert key not in listed.stdout
+    assert key in path.read_text()  # the file itself is the user's: SC reports it

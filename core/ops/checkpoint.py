@@ -600,6 +600,7 @@ def list_checkpoints(
     current = git.current_branch()
     branches = git.branches()
     summaries = _index_bullets(root)
+    allowed = frozenset(config.allow_secrets)
     infos = []
     for name, path in _checkpoint_files(root).items():
         try:
@@ -626,12 +627,21 @@ def list_checkpoints(
                 age_days=age,
                 stale=gone or (age is not None and age > config.stale_days),
                 branch_mismatch=bool(current and branch and branch not in (NO_BRANCH, current)),
-                next_action=_next_title(doc),
-                summary=summaries.get(name),
+                next_action=_shown(_next_title(doc), allowed),
+                summary=_shown(summaries.get(name), allowed),
             )
         )
     infos.sort(key=lambda i: (i.saved or dt.datetime.min, i.name), reverse=True)
     return infos
+
+
+def _shown(text: str | None, allowed: frozenset[str]) -> str | None:
+    """A line a listing shows (next action, index summary), secrets redacted."""
+    if not text:
+        return text
+    from memls.core.secrets import redact
+
+    return redact(text, allowed)
 
 
 # -- resume ------------------------------------------------------------------
@@ -727,8 +737,15 @@ def resume_checkpoint(
         cleared = clear_checkpoint(root, name)
         lines.append(cleared.message)
         changed = True
+    # what resume presents goes to whoever continues — often an agent, and so its model
+    # provider: a secret in the checkpoint is shown redacted (the file keeps it; SC reports it)
+    from memls.core.config import load_config
+    from memls.core.secrets import redact
+
+    allowed = frozenset(load_config(root).allow_secrets)
+    next_title = _next_title(doc)
     return OpResult(
-        "\n".join(notes + lines),
+        redact("\n".join(notes + lines), allowed),
         changed=changed,
         paths=(path,),
         data={
@@ -736,8 +753,8 @@ def resume_checkpoint(
             "name": name,
             "checkpoints": sorted(files),
             "warnings": warnings,
-            "failed": failed,
-            "next_action": _next_title(doc),
+            "failed": [redact(f, allowed) for f in failed],
+            "next_action": redact(next_title, allowed) if next_title else next_title,
             "branch": branch,
             "consumed": consume,
             "orphans_removed": orphans,

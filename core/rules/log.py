@@ -139,6 +139,26 @@ def _normalize(text: str) -> str:
     return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
+_PLACEHOLDER = re.compile(
+    r"<[^<>\n]{1,80}: keep it in \.env or a secret manager, not in memory>"
+    r"|\n\(private key removed: keep it in ~/\.ssh or your secret manager, not in memory\)\n"
+)
+
+
+def _without_secrets(text: str) -> str:
+    """The text with each secret, and each placeholder SC's fix wrote, as one mark."""
+    from memls.core.secrets import find_secrets
+
+    parts: list[str] = []
+    last = 0
+    for secret in find_secrets(text):
+        parts.append(text[last : secret.start])
+        parts.append("\x00secret\x00")
+        last = secret.end
+    parts.append(text[last:])
+    return _PLACEHOLDER.sub("\x00secret\x00", "".join(parts))
+
+
 def _append_only(ctx: RuleContext) -> Diagnostic | None:
     """LG001: the committed LOG must be a prefix of the current one."""
     doc = ctx.doc
@@ -149,6 +169,8 @@ def _append_only(ctx: RuleContext) -> Diagnostic | None:
     now = _normalize(doc.text)
     if now.startswith(before):
         return None
+    if _without_secrets(now).startswith(_without_secrets(before).rstrip()):
+        return None  # only secrets were replaced (SC's fix): the history is otherwise intact
     old_lines = before.split("\n")
     new_lines = now.split("\n")
     line = len(old_lines)
