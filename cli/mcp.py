@@ -231,12 +231,13 @@ _PORT = re.compile(r"[0-9]{1,5}")
 _NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?")
 
 
-def _address(value: str) -> tuple[str, int]:
-    """``PORT``, ``:PORT``, ``HOST:PORT`` or ``[IPV6]:PORT``; the host defaults to 127.0.0.1.
+DEFAULT_HTTP_PORT = 8765
 
-    A port is always needed: a bare ``::1`` or ``localhost`` is refused with a hint.
-    ``localhost`` is served on 127.0.0.1 (the name is never resolved).
-    """
+
+def _address(value: str) -> tuple[str, int]:
+    """``PORT``, ``:PORT``, ``HOST:PORT``, ``[IPV6]:PORT``, or a host alone (``::1``,
+    ``[::1]``, ``localhost``) on port 8765; the host defaults to 127.0.0.1. ``localhost``
+    is served on 127.0.0.1 (the name is never resolved)."""
     import ipaddress
 
     text = value.strip()
@@ -250,18 +251,24 @@ def _address(value: str) -> tuple[str, int]:
         except ValueError:
             raise Refused(f"--http {value!r}: [{host}] is not an IPv6 address") from None
         if port is None:
-            raise Refused(f"--http {value!r} has no port: write [{host}]:PORT, e.g. [{host}]:8765")
+            port = str(DEFAULT_HTTP_PORT)
     elif text.count(":") > 1:
-        raise Refused(
-            f"--http {value!r}: write an IPv6 address in brackets with a port, e.g. [::1]:8765"
-        )
+        try:
+            ipaddress.IPv6Address(text)
+        except ValueError:
+            raise Refused(
+                f"--http {value!r}: write an IPv6 address in brackets with a port, e.g. [::1]:8765"
+            ) from None
+        host, port = text, str(DEFAULT_HTTP_PORT)
     elif ":" in text:
         host, port = text.split(":")
         host = host or "127.0.0.1"
         if not _NAME.fullmatch(host):
             raise Refused(f"--http {value!r}: {host!r} is not a host name or address")
+    elif _NAME.fullmatch(text):
+        host, port = text, str(DEFAULT_HTTP_PORT)
     else:
-        raise Refused(f"--http {value!r} has no port: write PORT or HOST:PORT, e.g. 8765")
+        raise Refused(f"--http {value!r}: write PORT, HOST:PORT or [IPV6]:PORT, e.g. 8765")
     if not _PORT.fullmatch(port) or int(port) > 65535:
         raise Refused(f"--http {value!r}: {port!r} is not a port (0-65535)")
     return host, int(port)

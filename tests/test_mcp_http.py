@@ -367,8 +367,8 @@ async def test_ipv6_loopback_in_brackets_is_served(project: Path) -> None:
     [
         ("0.0.0.0:{port}", "not a loopback address"),
         ("[::]:{port}", "not a loopback address"),
-        ("::1", "in brackets with a port"),
-        ("localhost", "has no port"),
+        ("::1:x", "in brackets with a port"),
+        ("[::1]:99999", "is not a port"),
     ],
 )
 def test_an_address_that_is_not_loopback_or_has_no_port_is_refused(
@@ -377,9 +377,20 @@ def test_an_address_that_is_not_loopback_or_has_no_port_is_refused(
     port = free_port()
     line = run_refused(project, "--http", address.format(port=port))
     assert says in line
-    assert "--allow-remote" in line or "no port" in line or "brackets" in line
+    assert "--allow-remote" in line or "not a port" in line or "brackets" in line
     assert _listening(port) == []
     assert not token_file(project).exists()
+
+
+def test_a_host_alone_parses_on_the_default_port() -> None:
+    from memls.cli.mcp import DEFAULT_HTTP_PORT, _address
+
+    assert _address("::1") == ("::1", DEFAULT_HTTP_PORT)
+    assert _address("[::1]") == ("::1", DEFAULT_HTTP_PORT)
+    assert _address("[::1]:9000") == ("::1", 9000)
+    assert _address("localhost") == ("localhost", DEFAULT_HTTP_PORT)
+    assert _address(":9000") == ("127.0.0.1", 9000)
+    assert _address("9000") == ("127.0.0.1", 9000)
 
 
 def test_a_busy_port_is_one_line_and_exit_2(project: Path) -> None:
