@@ -11,7 +11,7 @@ import click
 
 from memls.cli.common import InvalidInput, root_option, select_options, without_cyclic_gc
 from memls.core.config import ConfigError, check_configs, load_config
-from memls.core.fixes import fix_file
+from memls.core.fixes import fix_file, too_large_to_fix
 from memls.core.fsutil import atomic_write
 from memls.core.model import Diagnostic, Severity
 from memls.core.report import display_path, to_json, to_sarif
@@ -149,6 +149,10 @@ def check(
             targets = [p for p in targets if p != path]
         if fix:
             for path in targets:
+                too_large = too_large_to_fix(path)
+                if too_large is not None:
+                    click.echo(f"not fixed {display_path(path)}: {too_large}", err=True)
+                    continue
                 new_bytes, count = fix_file(ws, path)
                 if count and new_bytes is not None and atomic_write(path, new_bytes, root=ws.root):
                     fixed_total += count

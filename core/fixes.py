@@ -7,8 +7,31 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from memls.core.model import Fix, TextEdit
+from memls.core.parse import MAX_PARSE_CHARS
 from memls.core.text import LineIndex, decode_lossless, encode_lossless
 from memls.core.workspace import Workspace
+
+MAX_FIX_CHARS = MAX_PARSE_CHARS
+"""Files longer than this (in characters) are not fixed: the parser reads structure from the
+first ``MAX_PARSE_CHARS`` characters only, and a fix computed on that view (a section
+"missing" because it lies past the limit) would damage the rest of the file."""
+
+
+def too_large_to_fix(path: Path) -> str | None:
+    """Why ``path`` is not fixed (its size against :data:`MAX_FIX_CHARS`), or None."""
+    try:
+        if path.stat().st_size <= MAX_FIX_CHARS:  # a character takes at least one byte
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    chars = len(decode_lossless(data)[0])
+    if chars <= MAX_FIX_CHARS:
+        return None
+    return (
+        f"{chars:,} characters ({len(data):,} bytes), over the {MAX_FIX_CHARS:,}-character "
+        "limit memls parses; fixes computed on part of the file could damage the rest"
+    )
 
 
 def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
@@ -83,6 +106,8 @@ def fix_text(workspace: Workspace, path: Path, now: _dt.datetime | None = None) 
     if doc is None:
         return "", 0
     text = doc.text
+    if len(text) > MAX_FIX_CHARS:
+        return text, 0  # the parsed view is part of the file: see MAX_FIX_CHARS
     applied = 0
     had_overlay = workspace.has_overlay(path)
     original = workspace.overlay(path)
@@ -120,13 +145,16 @@ def fix_file(
 
     Every byte a fix did not mean to change is kept: the whole file is read (not the
     workspace's size-capped copy), bytes that are not UTF-8 ride through as
-    ``surrogateescape`` and a BOM stays. ``(None, 0)`` when the file cannot be read.
+    ``surrogateescape`` and a BOM stays. ``(None, 0)`` when the file cannot be read; a
+    file over :data:`MAX_FIX_CHARS` is returned as it is (``memls check --fix`` says why).
     """
     try:
         data = path.read_bytes()
     except OSError:
         return None, 0
     text, bom = decode_lossless(data)
+    if len(text) > MAX_FIX_CHARS:
+        return data, 0  # see too_large_to_fix
     had_overlay = workspace.has_overlay(path)
     workspace.set_text(path, text)
     try:

@@ -10,11 +10,13 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from pathlib import Path
+from typing import TypeGuard
 
 from memls.core.config import load_config
 from memls.core.fsutil import UnsafePathError, inside
 from memls.core.model import Document
-from memls.core.parse import parse_text
+from memls.core.ops import OpError
+from memls.core.parse import MAX_PARSE_CHARS, parse_text
 from memls.core.rules.index import format_bullet_date
 from memls.core.workspace import index_path
 
@@ -71,6 +73,45 @@ def read_text(path: Path) -> str | None:
     except IsADirectoryError as exc:
         raise UnsafePathError(f"{path} is a directory, not a file") from exc
     return data.decode("utf-8", errors="surrogateescape")
+
+
+MAX_EDIT_CHARS = MAX_PARSE_CHARS
+"""The largest file (in characters) an operation edits or presents.
+
+The parser reads structure from the first ``MAX_PARSE_CHARS`` characters only; an edit
+planned on that view would put sections in the wrong place or drop the rest of the file.
+Operations refuse (:func:`refuse_oversize`) instead of acting on part of a file."""
+
+
+def oversize(text: str | None) -> TypeGuard[str]:
+    """Whether ``text`` is over :data:`MAX_EDIT_CHARS` (the parser would see part of it)."""
+    return text is not None and len(text) > MAX_EDIT_CHARS
+
+
+def size_text(text: str) -> str:
+    """``2,090,000 characters (2,090,123 bytes)``."""
+    return f"{len(text):,} characters ({len(encode(text)):,} bytes)"
+
+
+def refuse_oversize(path: Path, text: str | None, action: str, *, would: bool = False) -> None:
+    """Raise OpError when ``text`` (``path``'s content, or ``would``-be content) is too big.
+
+    The message names the file, its size and the limit, and says nothing was changed.
+    """
+    if text is None or not oversize(text):
+        return
+    if would:
+        why = f"refusing to {action}, as memls could not edit or read it whole afterwards"
+        what = f"{path} would be {size_text(text)}"
+        fix = "give shorter text"
+    else:
+        why = f"refusing to {action} from a view of part of it"
+        what = f"{path} is {size_text(text)}"
+        fix = "split or shorten the file, then run the command again"
+    raise OpError(
+        f"{what}, over the {MAX_EDIT_CHARS:,}-character limit memls parses: {why}. "
+        f"Nothing was changed — {fix}."
+    )
 
 
 def encode(text: str) -> bytes:

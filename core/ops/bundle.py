@@ -22,7 +22,9 @@ from memls.core.ops._text import (
     checked_file,
     encode,
     now_minute,
+    oversize,
     read_text,
+    refuse_oversize,
     require_config,
     saved_stamp,
 )
@@ -44,6 +46,10 @@ def _in_file(root: Path, path: Path) -> list[_Found]:
     text = read_text(path)
     if text is None:
         raise OpError(f"{path} does not exist")
+    if oversize(text):
+        if "checkpoint bundle" not in text.casefold():
+            return []  # no bundle anywhere in it, however far the parser reads
+        refuse_oversize(path, text, "find its bundles")
     doc = Lines(text).doc(path)
     return [_Found(path, doc, b) for b in find_bundles(doc)]
 

@@ -31,15 +31,19 @@ from memls.core.gitfacade import Git
 from memls.core.model import Document, Section
 from memls.core.ops import ConflictError, OpError, OpResult
 from memls.core.ops._text import (
+    MAX_EDIT_CHARS,
     Lines,
     bullet_stamp,
     encode,
     memory_index,
     now_minute,
+    oversize,
     read_text,
+    refuse_oversize,
     require_config,
     saved_stamp,
     sha256_bytes,
+    size_text,
     strip_blank_edges,
 )
 from memls.core.ops.index import (
@@ -431,6 +435,9 @@ def save_checkpoint(
                     current,
                 )
         index_text = read_text(index)
+        # Nothing is edited from a view of part of a file (the parser's limit): refuse
+        # before anything is written.
+        refuse_oversize(index, index_text, "index the checkpoint")
         migrated: list[tuple[str, list[str]]] = []
         if index_text is not None:
             index_doc = Lines(index_text).doc(index)
@@ -441,12 +448,13 @@ def save_checkpoint(
         # The kept sections are the user's bytes: read losslessly (bytes that are not UTF-8
         # as surrogateescape, the BOM remembered), so the save writes them back unchanged.
         old_text, bom = decode_lossless(old_bytes) if old_bytes else ("", False)
+        refuse_oversize(path, old_text, "save")
         old = _split(parse_text(old_text, path)) if old_bytes else None
         content = _render(inputs, old, migrated)
         if "\r\n" in old_text:  # a CRLF checkpoint stays CRLF (its dominant line ending)
             content = content.replace("\r\n", "\n").replace("\n", "\r\n")
         content_bytes = encode_lossless(content, bom)
-        cp_changed = atomic_write(path, content_bytes, root=root)
+        refuse_oversize(path, content, "save", would=True)
         doc = parse_text(content, path)
         next_title = _next_title(doc) or f"Continue {name}"
         bullet_summary = summary
@@ -457,6 +465,8 @@ def save_checkpoint(
             bullet_summary = prior.summary if prior is not None else None
         bullet = bullet_line(name, branch, bullet_stamp(when), bullet_summary or next_title)
         new_index = set_bullet(index_text, index, name, bullet)
+        refuse_oversize(index, new_index, "index the checkpoint", would=True)
+        cp_changed = atomic_write(path, content_bytes, root=root)
         idx_changed = atomic_write(index, encode(new_index), root=root)
     changed = cp_changed or idx_changed
     has_plan = _field(doc, "plan") is not None
@@ -656,12 +666,10 @@ def resume_checkpoint(
     root = root.resolve()
     require_config(root)
     git = git if git is not None else Git(root)
-    files = _checkpoint_files(root)
-    orphans = _remove_orphans(root)
-    chosen: bytes | None = None
-    notes = [f'Removed the orphaned index bullet for "{o}" (its file is missing).' for o in orphans]
-    if name is not None:
+    if name is not None:  # validated before anything is written (orphan bullets included)
         name = sanitize_name(name)
+    files = _checkpoint_files(root)
+    chosen: bytes | None = None
     if name is None and len(files) == 1:
         name = next(iter(files))
     if name is not None and name in files:
@@ -669,6 +677,11 @@ def resume_checkpoint(
             chosen = files[name].read_bytes()
         except FileNotFoundError:  # cleared by another process meanwhile
             files.pop(name)
+    if chosen is not None:
+        refuse_oversize(files[str(name)], decode_lossless(chosen)[0], "resume it")
+    orphans, skipped = _remove_orphans(root)
+    notes = [f'Removed the orphaned index bullet for "{o}" (its file is missing).' for o in orphans]
+    notes += [skipped] if skipped else []
     if name is None or name not in files or chosen is None:
         infos = list_checkpoints(root, git=git)
         if not infos:
@@ -762,27 +775,33 @@ def resume_checkpoint(
     )
 
 
-def _remove_orphans(root: Path) -> list[str]:
-    """Drop index bullets whose checkpoint file is gone; returns their names.
+def _remove_orphans(root: Path) -> tuple[list[str], str | None]:
+    """Drop index bullets whose checkpoint file is gone; returns their names (and a note
+    when MEMORY.md is over the parser's limit, so it was left as it is).
 
     The files are listed under the lock: a listing from before it would call a checkpoint
     that another process saved meanwhile an orphan, and drop its new bullet.
     """
     index = memory_index(root)
     if not index.exists():
-        return []
+        return [], None
     with root_lock(root):
         present = set(_checkpoint_files(root))
         text = read_text(index)
         if text is None:
-            return []
+            return [], None
+        if oversize(text):
+            return [], (
+                f"Note: {index} is {size_text(text)}, over the {MAX_EDIT_CHARS:,}-character "
+                "limit memls parses: orphaned index bullets were not looked for."
+            )
         names = [b.name for b in bullets(parse_text(text, index))]
         orphans = [n for n in dict.fromkeys(names) if n not in present]
         for orphan in orphans:
             text = set_bullet(text, index, orphan, None)
         if orphans:
             atomic_write(index, encode(text), root=root)
-    return orphans
+    return orphans, None
 
 
 # -- clear -------------------------------------------------------------------
@@ -796,6 +815,7 @@ def clear_checkpoint(root: Path, name: str | None, *, all: bool = False) -> OpRe
     with root_lock(root):
         files = _checkpoint_files(root)
         text = read_text(index)
+        refuse_oversize(index, text, "clear checkpoints")
         indexed = [b.name for b in bullets(parse_text(text, index))] if text is not None else []
         if all:
             names = sorted(set(files) | set(indexed))

@@ -20,13 +20,17 @@ from memls.core.handoff import HANDOFF_SECTIONS, find_handoff_section, find_rece
 from memls.core.model import Document
 from memls.core.ops import OpError, OpResult
 from memls.core.ops._text import (
+    MAX_EDIT_CHARS,
     Lines,
     checked_file,
     encode,
     now_minute,
+    oversize,
     read_text,
+    refuse_oversize,
     require_config,
     saved_stamp,
+    size_text,
     strip_blank_edges,
 )
 from memls.core.ops.checkpoint import FAILED, NEXT_TITLES, list_checkpoints, session_status
@@ -85,7 +89,9 @@ def _state(root: Path, now: dt.datetime, git: Git) -> dict[str, list[str]]:
 
     log = root / "LOG.md"
     log_text = read_text(log) if log.is_file() and not log.is_symlink() else None
-    if log_text is not None:
+    if oversize(log_text):  # its newest entry lies past what the parser reads
+        auto["Decisions"].append(f"- LOG.md not read: {_too_big(log_text)}")
+    elif log_text is not None:
         entry = newest_entry(parse_text(log_text, log))
         if entry is not None:
             auto["Decisions"].append(f"- Latest LOG.md entry: {entry.title}")
@@ -94,8 +100,11 @@ def _state(root: Path, now: dt.datetime, git: Git) -> dict[str, list[str]]:
         text = read_text(path)
         if text is None or "heckpoint Bundle" not in text:
             continue
-        doc = parse_text(text, path)
         rel = path.relative_to(root).as_posix()
+        if oversize(text):
+            auto["Open Work"].append(f"- Bundles in {rel} not read: {_too_big(text)}")
+            continue
+        doc = parse_text(text, path)
         for bundle in find_bundles(doc):
             auto["Open Work"] += [f"- Bundle ({rel}): {i.text}" for i in bundle.open_items()]
     for info in infos[1:]:
@@ -107,8 +116,14 @@ def _state(root: Path, now: dt.datetime, git: Git) -> dict[str, list[str]]:
         newest_bytes = newest.path.read_bytes() if newest is not None else None
     except FileNotFoundError:  # cleared by another process since it was listed
         newest_bytes = None
-    if newest is not None and newest_bytes is not None:
-        doc = parse_text(newest_bytes.decode("utf-8", "surrogateescape"), newest.path)
+    newest_text = newest_bytes.decode("utf-8", "surrogateescape") if newest_bytes else None
+    if newest is not None and oversize(newest_text):
+        auto["Next Steps"] += [
+            f"- Newest checkpoint `{newest.name}` not read: {_too_big(newest_text)}",
+            f"- Resume with: `memls checkpoint resume {newest.name}` once it is shortened",
+        ]
+    elif newest is not None and newest_text is not None:
+        doc = parse_text(newest_text, newest.path)
         sec = doc.section(*NEXT_TITLES, prefix=True)
         nxt = auto["Next Steps"]
         if sec is not None:
@@ -117,6 +132,10 @@ def _state(root: Path, now: dt.datetime, git: Git) -> dict[str, list[str]]:
         nxt.append(f"- Resume with: `memls checkpoint resume {newest.name}`")
         nxt += [f"- Do not repeat (failed before): {f}" for f in _failed(doc)]
     return auto
+
+
+def _too_big(text: str) -> str:
+    return f"{size_text(text)}, over the {MAX_EDIT_CHARS:,}-character limit memls parses"
 
 
 def _redacted(auto: dict[str, list[str]], root: Path) -> dict[str, list[str]]:
@@ -170,6 +189,7 @@ def write_handoff(
     auto = _redacted(_state(root, when, git), root)
     with root_lock(root):
         old = read_text(path)
+        refuse_oversize(path, old, "refresh the handoff" if refresh else "replace the handoff")
         if old is not None and not refresh and not force:
             raise OpError(
                 f"{path.relative_to(root).as_posix()} exists: `memls handoff refresh` updates it "
@@ -181,6 +201,7 @@ def write_handoff(
         else:
             content = _refresh(path, old, auto, when)
             verb = "Refreshed"
+        refuse_oversize(path, content, "write the handoff", would=True)
         changed = atomic_write(path, encode(content), root=root)
     rel = path.relative_to(root).as_posix()
     tail = "" if changed else " (no change)"

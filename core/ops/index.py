@@ -15,7 +15,14 @@ from pathlib import Path
 from memls.core.gitfacade import Git
 from memls.core.model import Document, Section
 from memls.core.ops import OpResult
-from memls.core.ops._text import Lines, memory_index, read_text, require_config, strip_blank_edges
+from memls.core.ops._text import (
+    Lines,
+    memory_index,
+    read_text,
+    refuse_oversize,
+    require_config,
+    strip_blank_edges,
+)
 
 ACTIVE = "Active Checkpoints"
 DEFAULT_TITLE = "# Project Memory"
@@ -186,6 +193,7 @@ def migrate_index(
     require_config(root)
     path = memory_index(root)
     text = read_text(path)
+    refuse_oversize(path, text, "migrate its sections")
     legacy = legacy_sections(Lines(text).doc(path)) if text is not None else []
     if not legacy:
         return OpResult(
