@@ -30,6 +30,9 @@ def mv(old: str, new: str, root: Path | None, dry_run: bool, as_json: bool) -> N
     A checkpoint's new name is checked like `checkpoint save` checks one; a file stays in
     the root or its memory/ folder and never overwrites another. Everything happens under
     the root lock; exit 2 when the rename is refused (nothing is written then).
+    Committed LOG.md text is never rewritten (it is append-only): a reference there keeps
+    the old name and the output says so. The writes are recorded in .memls/ first, so a
+    move a crash interrupted is finished by the next `memls mv` (rerun the same one).
     """
     cwd = Path.cwd()
     if root is not None:

@@ -18,25 +18,43 @@ Three renames, each planned from the link graph (:mod:`memls.core.graph`) as one
 The language server sends a plan to the editor as one WorkspaceEdit; :func:`move` applies
 it on disk (``memls mv``) under the root lock: the moved file is written at its new path
 first, then the files that point at it, then the old file is removed — a crash leaves
-every byte of memory somewhere, never a half-written file.
+every byte of memory somewhere, never a half-written file. Before the first write the
+whole move (each file's bytes before and after) is recorded in ``.memls/mv-intent.json``;
+the next ``memls mv`` finishes a move a crash interrupted before doing its own, so the same
+command run again converges on the finished move.
+
+Plans are made on the text the writer edits: a file with bytes that are not UTF-8 is
+planned on its ``surrogateescape`` text (:func:`plan_lossless`), the text
+:func:`apply_plan` applies the offsets to. No plan edits committed LOG.md text (it is
+append-only, LG001): a reference there keeps the old name, and the plan's notes (and
+``kept``) say so; an entry appended since the last commit is still rewritten.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from memls.core.fixes import apply_edits
 from memls.core.fsutil import (
+    STATE_DIR,
     UnsafePathError,
     atomic_delete,
     atomic_write,
     check_relative,
     inside,
+    open_private,
     root_lock,
+    safe_join,
+    state_dir,
+    write_private,
 )
 from memls.core.graph import (
     ANCHOR,
@@ -52,8 +70,9 @@ from memls.core.graph import (
 )
 from memls.core.model import Document, FileKind, Position, Range, TextEdit
 from memls.core.ops import OpError, OpResult
-from memls.core.ops._text import encode, read_text
+from memls.core.ops._text import sha256_bytes
 from memls.core.ops.checkpoint import sanitize_name
+from memls.core.text import decode_lossless, encode_lossless
 from memls.core.workspace import Workspace, checkpoint_name
 
 
@@ -67,6 +86,8 @@ class MovePlan:
     moves: tuple[tuple[Path, Path], ...] = ()
     edits: dict[Path, tuple[TextEdit, ...]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()
+    """Notes (also in ``notes``) on references left as written in committed LOG text."""
 
     @property
     def edit_count(self) -> int:
@@ -153,7 +174,7 @@ def plan_checkpoint_rename(ws: Workspace, old: str, new_name: str) -> MovePlan:
         notes.append(f"{old_path.name} does not exist: only the references were renamed")
     if new != new_name.strip():
         notes.append(f'"{new_name}" was sanitised to "{new}" (as checkpoint save does)')
-    return MovePlan("checkpoint", old, new, moves, _frozen(edits), tuple(notes))
+    return _finished(ws, MovePlan("checkpoint", old, new, moves, _frozen(edits), tuple(notes)))
 
 
 def _renamed_basename(ref: Ref, old_file: str, new_file: str) -> str:
@@ -227,8 +248,11 @@ def plan_file_move(ws: Workspace, old: Path, new: Path, *, strict: bool = True) 
         notes.append(f"{old.name} is a checkpoint; after the move its bullet no longer has a file")
     if new_cp is not None and new.parent == root:
         notes.append(f"{new.name} becomes checkpoint '{new_cp}', which has no bullet yet")
-    return MovePlan(
-        "file", _rel(root, old), _rel(root, new), ((old, new),), _frozen(edits), tuple(notes)
+    return _finished(
+        ws,
+        MovePlan(
+            "file", _rel(root, old), _rel(root, new), ((old, new),), _frozen(edits), tuple(notes)
+        ),
     )
 
 
@@ -289,8 +313,16 @@ def plan_heading_rename(ws: Workspace, path: Path, anchor: str, new_title: str) 
         written = ref.anchor
         text = new_slug if written == slug(written) else title
         edits.setdefault(ref.source, []).append(TextEdit(ref.anchor_range, text))
+    boundary = _committed_end(ws, path)
+    if boundary is not None and node.heading.title_range.start < boundary:
+        raise OpError(
+            f"{path.name} is append-only and its heading on line {node.heading.line + 1} is "
+            "committed: memls does not rewrite committed LOG text (add a new entry instead)"
+        )
     rel = path.relative_to(ws.root).as_posix() if inside(ws.root, path) else path.name
-    return MovePlan("heading", f"{rel}#{node.slug}", f"{rel}#{new_slug}", (), _frozen(edits))
+    return _finished(
+        ws, MovePlan("heading", f"{rel}#{node.slug}", f"{rel}#{new_slug}", (), _frozen(edits))
+    )
 
 
 def _frozen(edits: dict[Path, list[TextEdit]]) -> dict[Path, tuple[TextEdit, ...]]:
@@ -299,6 +331,58 @@ def _frozen(edits: dict[Path, list[TextEdit]]) -> dict[Path, tuple[TextEdit, ...
         unique = sorted(set(group), key=lambda e: (e.range.start, e.range.end))
         out[path] = tuple(unique)
     return out
+
+
+def _committed_end(ws: Workspace, path: Path) -> Position | None:
+    """Where the committed text of an append-only LOG ends in ``path`` (edits before it
+    would break LG001), or None when ``path`` is no LOG or has no committed version."""
+    doc = ws.document(path)
+    if doc is None or doc.kind is not FileKind.LOG:
+        return None
+    committed = ws.git.committed_text(path)
+    if committed is None:
+        return None
+    before = _normalize(committed).rstrip()
+    if not before:
+        return None
+    lines = before.split("\n")
+    if _normalize(doc.text).startswith(before):
+        return Position(len(lines) - 1, len(lines[-1]))
+    return Position(len(lines), 0)  # already changed: keep every committed line as it is
+
+
+def _normalize(text: str) -> str:
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _finished(ws: Workspace, plan: MovePlan) -> MovePlan:
+    """The plan without edits to committed LOG text (LOG.md is append-only: those lines
+    keep naming the old name, and a note says so)."""
+    edits: dict[Path, tuple[TextEdit, ...]] = {}
+    notes = list(plan.notes)
+    kept_notes = list(plan.kept)
+    for path, group in plan.edits.items():
+        boundary = _committed_end(ws, path)
+        kept = group if boundary is None else tuple(e for e in group if e.range.start >= boundary)
+        skipped = len(group) - len(kept)
+        if skipped:
+            lines = sorted({e.range.start.line + 1 for e in group if e not in kept})
+            shown = ", ".join(str(n) for n in lines)
+            note = (
+                f"{_rel(ws.root, path)} is append-only: {skipped} reference"
+                f"{'s' if skipped != 1 else ''} in committed text (line"
+                f"{'s' if len(lines) != 1 else ''} {shown}) left as written, still naming "
+                f'"{plan.old}"'
+            )
+            notes.append(note)
+            kept_notes.append(note)
+        if kept:
+            edits[path] = kept
+    if len(edits) == len(plan.edits) and len(notes) == len(plan.notes):
+        return plan
+    return MovePlan(
+        plan.kind, plan.old, plan.new, plan.moves, edits, tuple(notes), tuple(kept_notes)
+    )
 
 
 # -- what a position renames (the language server's prepareRename / rename) ------
@@ -422,58 +506,246 @@ def _locate(ws: Workspace, written: str, base: Path | None) -> Path:
     raise OpError(f"{written} is not a memory file of {ws.root}")
 
 
-def apply_plan(root: Path, plan: MovePlan) -> list[Path]:
-    """Write a plan to disk (the caller holds the root lock). Returns the files written."""
-    texts: dict[Path, tuple[str, str]] = {}
+INTENT_FILE = "mv-intent.json"
+"""``<root>/.memls/mv-intent.json``: the writes of a ``memls mv`` in progress, recorded before
+the first one, so the next ``memls mv`` can finish a move a crash interrupted."""
+
+
+def intent_path(root: Path) -> Path:
+    return root / STATE_DIR / INTENT_FILE
+
+
+def apply_plan(
+    root: Path, plan: MovePlan, *, request: tuple[str, ...] = (), summary: str = ""
+) -> list[Path]:
+    """Write a plan to disk (the caller holds the root lock). Returns the files written.
+
+    Every write is recorded first in the intent file (``.memls/mv-intent.json``: each
+    file's bytes before and after), so a move a crash interrupts is finished by
+    :func:`finish_interrupted`; the intent goes once the last write is done. ``request``
+    and ``summary`` (the command and its report) are kept in it for the rerun."""
+    texts: dict[Path, tuple[bytes, bytes]] = {}
     for path, edits in plan.edits.items():
-        before = read_text(path)
-        if before is None:
-            raise OpError(f"{path} disappeared while renaming; nothing was changed")
-        bom = before.startswith("\ufeff")
-        body = before[1:] if bom else before
-        after = ("\ufeff" if bom else "") + apply_edits(body, edits)
-        texts[path] = (before, after)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise OpError(f"{path} disappeared while renaming; nothing was changed") from None
+        except IsADirectoryError as exc:
+            raise UnsafePathError(f"{path} is a directory, not a file") from exc
+        text, bom = decode_lossless(data)
+        texts[path] = (data, encode_lossless(apply_edits(text, edits), bom))
     for old, new in plan.moves:
         if new.exists():
             raise OpError(f"{new} already exists; memls never overwrites a memory file")
         if not old.is_file() or old.is_symlink():
             raise OpError(f"{old} is not a regular file; nothing was changed")
-    written: list[Path] = []
+    writes: list[dict[str, object]] = []
+    deletes: list[dict[str, object]] = []
     for old, new in plan.moves:
         content = texts.pop(old, None)
-        data = encode(content[1]) if content is not None else old.read_bytes()
-        atomic_write(new, data, root=root)
-        with contextlib.suppress(OSError):
-            os.chmod(new, old.stat().st_mode & 0o777)
-        written.append(new)
+        before = old.read_bytes()
+        after = content[1] if content is not None else before
+        writes.append(
+            {"path": _rel(root, new), "before": None, "after": _b64(after), "mode": _mode(old)}
+        )
+        deletes.append({"path": _rel(root, old), "before": sha256_bytes(before)})
     for path, (before, after) in texts.items():
-        if before != after and atomic_write(path, encode(after), root=root):
-            written.append(path)
-    for old, _ in plan.moves:
-        atomic_delete(old, root=root)
+        if before != after:
+            writes.append(
+                {"path": _rel(root, path), "before": sha256_bytes(before), "after": _b64(after)}
+            )
+    if not writes and not deletes:
+        return []
+    intent = {
+        "version": 1,
+        "request": list(request),
+        "summary": summary,
+        "writes": writes,
+        "deletes": deletes,
+    }
+    for item in [*writes, *deletes]:
+        path = root / str(item["path"])
+        if not inside(root, path) or Path(str(item["path"])).is_absolute():
+            raise UnsafePathError(f"refusing to write {path}: it is outside the memory root")
+    record = intent_path(root)
+    state_dir(root)
+    write_private(record, json.dumps(intent, indent=1).encode("utf-8"))
+    try:
+        written = _carry_out(root, intent)
+    except OpError:
+        atomic_delete(record, root=root)  # refused before its first write: nothing to finish
+        raise
+    atomic_delete(record, root=root)
     return written
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _mode(path: Path) -> int | None:
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        return None
+
+
+def _intent_file(root: Path, rel: object) -> Path:
+    if not isinstance(rel, str):
+        raise OpError(f"{intent_path(root)} is damaged; remove it to drop the interrupted move")
+    return safe_join(root, rel, "a path in the interrupted move")
+
+
+def _carry_out(root: Path, intent: dict[str, Any]) -> list[Path]:
+    """Do (or finish) an intent's writes and deletes. Each file is checked first: it holds
+    what it held before the move, or already what the move writes (or, for a file the
+    move removes, is gone); anything else means it changed since, and nothing is done."""
+    todo: list[tuple[Path, bytes, int | None]] = []
+    gone: list[Path] = []
+    changed: list[str] = []
+    for item in intent.get("writes", []):
+        path = _intent_file(root, item.get("path"))
+        after = base64.b64decode(str(item.get("after", "")))
+        current = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+        if current == after:
+            continue
+        before = item.get("before")
+        if (current is None and before is None and not path.is_symlink()) or (
+            current is not None and sha256_bytes(current) == before
+        ):
+            mode = item.get("mode")
+            todo.append((path, after, mode if isinstance(mode, int) else None))
+        else:
+            changed.append(_rel(root, path))
+    for item in intent.get("deletes", []):
+        path = _intent_file(root, item.get("path"))
+        if not os.path.lexists(path):
+            continue
+        if (
+            path.is_file()
+            and not path.is_symlink()
+            and sha256_bytes(path.read_bytes()) == item.get("before")
+        ):
+            gone.append(path)
+            continue
+        changed.append(_rel(root, path))
+    if changed:
+        raise OpError(
+            "an interrupted `memls mv` cannot be finished: "
+            + ", ".join(changed)
+            + " changed since it stopped; memls left everything as it is (check the files, "
+            f"then remove {intent_path(root)} to drop the unfinished move)"
+        )
+    written: list[Path] = []
+    for path, data, mode in todo:
+        if atomic_write(path, data, root=root):
+            written.append(path)
+        if mode is not None:
+            with contextlib.suppress(OSError):
+                os.chmod(path, mode)
+    for path in gone:
+        atomic_delete(path, root=root)
+    return written
+
+
+def read_intent(root: Path) -> dict[str, Any] | None:
+    """The interrupted move recorded in ``.memls/``, or None."""
+    path = intent_path(root)
+    if not os.path.lexists(path):
+        return None
+    fd = open_private(path, os.O_RDONLY)
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read()
+    try:
+        intent = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        intent = None
+    if not isinstance(intent, dict) or intent.get("version") != 1:
+        raise OpError(f"{path} is damaged; remove it to drop the interrupted move")
+    return intent
+
+
+def finish_interrupted(root: Path) -> dict[str, Any] | None:
+    """Finish a move a crash interrupted (the caller holds the root lock); returns its
+    intent (``request``, ``summary``), or None when there was none."""
+    intent = read_intent(root)
+    if intent is None:
+        return None
+    _carry_out(root, intent)
+    atomic_delete(intent_path(root), root=root)
+    return intent
+
+
+def plan_lossless(ws: Workspace, make: Callable[[Workspace], MovePlan]) -> MovePlan:
+    """Plan on the text :func:`apply_plan` edits: a file with bytes that are not UTF-8 is
+    read as ``surrogateescape`` text (one character per such byte, as the writer sees it),
+    not with U+FFFD substitutions, so every offset lands where it was meant to."""
+    plan = make(ws)
+    seen: set[Path] = set()
+    for _ in range(4):
+        fresh = False
+        for path in plan.edits:
+            if path in seen or ws.has_overlay(path):
+                continue
+            seen.add(path)
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                ws.set_text(path, decode_lossless(data)[0])
+                fresh = True
+        if not fresh:
+            return plan
+        plan = make(ws)
+    return plan
 
 
 def move(
     root: Path, old: str, new: str, *, dry_run: bool = False, base: Path | None = None
 ) -> OpResult:
-    """``memls mv OLD NEW``: rename a checkpoint, a memory file or a heading, links included."""
+    """``memls mv OLD NEW``: rename a checkpoint, a memory file or a heading, links included.
+
+    A move a crash interrupted is finished first; rerunning that same move reports it."""
     root = root.resolve()
+    request = (old, new, str(base) if base is not None else "")
+    earlier: list[str] = []
     with root_lock(root):
+        if dry_run:
+            pending = read_intent(root)
+            if pending is not None:
+                earlier.append(
+                    "Note: an interrupted `memls mv` is pending; the next memls mv finishes it"
+                )
+        else:
+            done = finish_interrupted(root)
+            if done is not None:
+                summary = str(done.get("summary", ""))
+                if list(done.get("request", [])) == list(request):
+                    return OpResult(
+                        f"Finished the interrupted move:\n{summary}",
+                        changed=True,
+                        data={"resumed": True, "request": list(request)},
+                    )
+                earlier.append(f"Finished an interrupted move first:\n{summary}")
         ws = Workspace(root)
-        plan = plan_for(ws, old, new, base)
-        written = [] if dry_run else apply_plan(root, plan)
-    what = {"checkpoint": "checkpoint", "file": "memory file", "heading": "heading"}[plan.kind]
-    verb = "Would rename" if dry_run else "Renamed"
-    lines = [f'{verb} {what} "{plan.old}" → "{plan.new}"']
-    for a, b in plan.moves:
-        lines.append(f"  move {_rel(root, a)} → {_rel(root, b)}")
-    for path, edits in sorted(plan.edits.items()):
-        shown = _rel(root, plan.destination(path))
-        lines.append(f"  {len(edits)} edit{'s' if len(edits) != 1 else ''} in {shown}")
-    lines += [f"Note: {n}" for n in plan.notes]
+        plan = plan_lossless(ws, lambda w: plan_for(w, old, new, base))
+        what = {"checkpoint": "checkpoint", "file": "memory file", "heading": "heading"}
+        verb = "Would rename" if dry_run else "Renamed"
+        lines = [f'{verb} {what[plan.kind]} "{plan.old}" → "{plan.new}"']
+        for a, b in plan.moves:
+            lines.append(f"  move {_rel(root, a)} → {_rel(root, b)}")
+        for path, edits in sorted(plan.edits.items()):
+            shown = _rel(root, plan.destination(path))
+            lines.append(f"  {len(edits)} edit{'s' if len(edits) != 1 else ''} in {shown}")
+        lines += [f"Note: {n}" for n in plan.notes]
+        written = (
+            [] if dry_run else apply_plan(root, plan, request=request, summary="\n".join(lines))
+        )
     return OpResult(
-        "\n".join(lines),
+        "\n".join([*earlier, *lines]),
         changed=bool(written),
         paths=tuple(written),
         data={
@@ -509,12 +781,16 @@ __all__ = [
     "RenameTarget",
     "apply_plan",
     "check_memory_path",
+    "finish_interrupted",
     "heading_title",
+    "intent_path",
     "move",
     "plan_checkpoint_rename",
     "plan_file_move",
     "plan_for",
     "plan_heading_rename",
+    "plan_lossless",
     "plan_rename",
+    "read_intent",
     "rename_at",
 ]

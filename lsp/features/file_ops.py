@@ -59,6 +59,8 @@ class FileOperations(LanguageFeature):
             and (new := self.server.path_of(f.new_uri)) is not None
         ]
 
+        kept: list[str] = []
+
         def compute() -> types.WorkspaceEdit | None:
             merged: dict[Path, list[TextEdit]] = {}
             lines: dict[Path, tuple[str, ...]] = {}
@@ -68,6 +70,7 @@ class FileOperations(LanguageFeature):
                 except (OpError, UnsafePathError) as exc:
                     self.server.log_info(f"memls: not rewriting links for {old.name}: {exc}")
                     continue
+                kept.extend(plan.kept)
                 for path, edits in plan.edits.items():
                     merged.setdefault(path, []).extend(edits)
                     doc = ws.document(path)
@@ -80,7 +83,10 @@ class FileOperations(LanguageFeature):
                 plan, lambda p: lines.get(p, ()), self.server.codec, lambda p: None, False
             )
 
-        return await self.server.memory.run(compute)
+        edit = await self.server.memory.run(compute)
+        for note in kept:  # committed LOG text the move leaves as it is (append-only)
+            self.server.show(f"memls: {note}")
+        return edit
 
     def _moves(self, pairs: Sequence[tuple[Path, Path]]) -> list[tuple[Workspace, Path, Path]]:
         """Each memory file being moved, with its workspace (a folder: the files in it)."""

@@ -63,7 +63,7 @@ class Rename(LanguageFeature):
         return await self.server.memory.run(compute)
 
     async def rename(self, params: types.RenameParams) -> types.WorkspaceEdit | None:
-        def compute() -> types.WorkspaceEdit | None:
+        def compute() -> tuple[types.WorkspaceEdit, tuple[str, ...]]:
             found = self.target(params.text_document.uri, params.position)
             if found is None:
                 raise Refused("nothing to rename here")
@@ -72,9 +72,12 @@ class Rename(LanguageFeature):
                 plan = plan_rename(ws, target, params.new_name)
             except (OpError, UnsafePathError) as exc:
                 raise Refused(str(exc)) from None
-            return self.workspace_edit(ws, plan)
+            return self.workspace_edit(ws, plan), plan.kept
 
-        return await self.server.memory.run(compute)
+        edit, kept = await self.server.memory.run(compute)
+        for note in kept:  # committed LOG text the rename leaves as it is (append-only)
+            self.server.show(f"memls: {note}")
+        return edit
 
     def workspace_edit(self, ws: Workspace, plan: MovePlan) -> types.WorkspaceEdit:
         """The plan in the form the client can apply (worker thread)."""

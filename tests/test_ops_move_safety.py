@@ -1,0 +1,236 @@
+"""`memls mv` and the language server's renames keep every byte they do not mean to change,
+never rewrite committed LOG.md text, and finish a move a crash interrupted (issue 21)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+import memls.core.ops.move as move_module
+from memls.core.fsutil import atomic_write
+from memls.core.ops.move import INTENT_FILE, apply_plan, plan_for
+from memls.core.workspace import Workspace
+from tests.lsp_helpers import WAIT_SECONDS, git, make_project, open_params, start, uri
+
+LOG_COMMITTED = "# Log\n\n## 2026-01-01 10:00 — start\nRead [Testing notes](testing.md) first.\n"
+LOG_APPENDED = "\n## 2026-01-02 10:00 — more\nAgain [Testing notes](testing.md).\n"
+
+
+def memls(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memls", *args, "--root", str(root)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def with_log(tmp_path: Path) -> tuple[Path, Path]:
+    """make_project's root with a committed LOG.md naming testing.md, then an entry
+    appended after the commit (not committed yet)."""
+    project, root = make_project(tmp_path)
+    (root / "LOG.md").write_text(LOG_COMMITTED, encoding="utf-8")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "memory")
+    with (root / "LOG.md").open("a", encoding="utf-8") as handle:
+        handle.write(LOG_APPENDED)
+    return project, root
+
+
+def test_mv_keeps_a_line_with_a_truncated_utf8_sequence(tmp_path: Path) -> None:
+    _, root = make_project(tmp_path)
+    notes = root / "notes.md"
+    notes.write_bytes(
+        b"# Notes\n\n- caf\xe2\x80 see [Testing](testing.md) now\n- \xff [x](testing.md)\n"
+    )
+    done = memls(root, "mv", "testing.md", "memory/testing.md")
+    assert done.returncode == 0, done.stderr
+    assert notes.read_bytes() == (
+        b"# Notes\n\n- caf\xe2\x80 see [Testing](memory/testing.md) now\n"
+        b"- \xff [x](memory/testing.md)\n"
+    )
+    assert "- [Testing notes](memory/testing.md)" in (root / "MEMORY.md").read_text()
+    assert not (root / ".memls" / INTENT_FILE).exists()
+
+
+def test_mv_never_rewrites_committed_log_text(tmp_path: Path) -> None:
+    _, root = with_log(tmp_path)
+    done = memls(root, "mv", "testing.md", "memory/testing.md")
+    assert done.returncode == 0, done.stderr
+    assert "LOG.md is append-only" in done.stdout
+    assert "left as written" in done.stdout
+    log = (root / "LOG.md").read_text(encoding="utf-8")
+    assert log.startswith(LOG_COMMITTED)  # committed text untouched
+    assert log.endswith("Again [Testing notes](memory/testing.md).\n")  # the new entry follows
+    check = memls(root, "check", "--json")
+    assert "LG001" not in check.stdout
+
+
+def test_mv_refuses_to_retitle_a_committed_log_heading(tmp_path: Path) -> None:
+    _, root = with_log(tmp_path)
+    before = (root / "LOG.md").read_bytes()
+    done = memls(root, "mv", "LOG.md#2026-01-01-1000--start", "Beginning")
+    assert done.returncode == 2
+    assert "append-only" in done.stdout + done.stderr
+    assert (root / "LOG.md").read_bytes() == before
+
+
+def test_mv_rerun_after_a_crash_finishes_the_move(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crash after the intent and the first write (the moved file at its new place):
+    the same `memls mv` again finishes the move instead of refusing "already exists"."""
+    _, root = make_project(tmp_path)
+    (root / "deploy.md").write_text("# Deploy\n\nSee [t](testing.md).\n", encoding="utf-8")
+    plan = plan_for(Workspace(root), "testing.md", "memory/testing.md")
+    reference = tmp_path / "reference"
+    shutil.copytree(root, reference)
+    assert memls(reference, "mv", "testing.md", "memory/testing.md").returncode == 0
+
+    # Simulate the crash: stop carrying out the intent right after its first write.
+    real = atomic_write
+    calls = {"n": 0}
+
+    def crashing(path: Path, data: str | bytes, *, root: Path | None = None) -> bool:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError("simulated crash")
+        return real(path, data, root=root)
+
+    monkeypatch.setattr(move_module, "atomic_write", crashing)
+    with pytest.raises(OSError, match="simulated crash"):
+        apply_plan(
+            root.resolve(),
+            plan,
+            request=("testing.md", "memory/testing.md", str(root)),
+            summary="moved",
+        )
+    monkeypatch.undo()
+    assert (root / "testing.md").exists()
+    assert (root / "memory" / "testing.md").exists()
+    assert (root / ".memls" / INTENT_FILE).exists()
+
+    done = memls(root, "mv", "testing.md", "memory/testing.md")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Finished the interrupted move" in done.stdout
+    assert not (root / ".memls" / INTENT_FILE).exists()
+    for path in reference.rglob("*.md"):
+        assert (root / path.relative_to(reference)).read_bytes() == path.read_bytes()
+    assert not (root / "testing.md").exists()
+
+
+def test_mv_after_a_crash_refuses_when_a_file_changed_since(tmp_path: Path) -> None:
+    _, root = make_project(tmp_path)
+    plan = plan_for(Workspace(root), "testing.md", "memory/testing.md")
+    state = root / ".memls"
+    state.mkdir(mode=0o700)
+    index = root / "MEMORY.md"
+    intent = {
+        "version": 1,
+        "request": ["testing.md", "memory/testing.md", ""],
+        "summary": "moved",
+        "writes": [
+            {
+                "path": "MEMORY.md",
+                "before": "0" * 64,  # not what MEMORY.md holds: it changed since
+                "after": base64.b64encode(b"# other\n").decode(),
+            }
+        ],
+        "deletes": [],
+    }
+    (state / INTENT_FILE).write_text(json.dumps(intent), encoding="utf-8")
+    os.chmod(state / INTENT_FILE, 0o600)
+    before = index.read_bytes()
+    done = memls(root, "mv", "testing.md", "memory/testing.md")
+    assert done.returncode == 2
+    assert "cannot be finished" in done.stdout + done.stderr
+    assert index.read_bytes() == before
+    assert plan.moves
+    assert (root / "testing.md").exists()
+
+
+# -- the language server -------------------------------------------------------------
+@pytest_lsp.fixture(  # type: ignore[untyped-decorator]
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "memls.lsp"]),
+)
+async def client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
+    project, _ = with_log(tmp_path)
+    await start(lsp_client, "visual_studio_code", project)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def _shown(client: LanguageClient, needle: str) -> str:
+    async def wait() -> str:
+        while True:
+            for message in client.messages:
+                if needle in message.message:
+                    return message.message
+            await asyncio.sleep(0.05)
+
+    return await asyncio.wait_for(wait(), WAIT_SECONDS)
+
+
+def _edited_lines(edit: types.WorkspaceEdit, path: Path) -> list[int]:
+    lines: list[int] = []
+    for change in edit.document_changes or []:
+        if isinstance(change, types.TextDocumentEdit) and change.text_document.uri == uri(path):
+            lines += [e.range.start.line for e in change.edits]
+    for file_uri, plain in (edit.changes or {}).items():
+        if file_uri == uri(path):
+            lines += [e.range.start.line for e in plain]
+    return lines
+
+
+async def test_lsp_rename_never_rewrites_committed_log_text(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    root = tmp_path / "proj" / "mem"
+    index, log = root / "MEMORY.md", root / "LOG.md"
+    client.text_document_did_open(open_params(index))
+    line = next(n for n, t in enumerate(index.read_text().splitlines()) if "(testing.md)" in t)
+    position = types.Position(line, index.read_text().splitlines()[line].index("(testing") + 3)
+    edit = await client.text_document_rename_async(
+        types.RenameParams(
+            text_document=types.TextDocumentIdentifier(uri(index)),
+            position=position,
+            new_name="memory/testing.md",
+        )
+    )
+    assert edit is not None
+    committed_lines = LOG_COMMITTED.count("\n")
+    assert _edited_lines(edit, log)  # the uncommitted entry is still rewritten
+    assert all(n >= committed_lines for n in _edited_lines(edit, log))
+    shown = await _shown(client, "append-only")
+    assert "LOG.md" in shown
+    assert "left as written" in shown
+
+
+async def test_lsp_will_rename_files_never_rewrites_committed_log_text(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    root = tmp_path / "proj" / "mem"
+    old, new = root / "testing.md", root / "memory" / "testing.md"
+    edit = await client.workspace_will_rename_files_async(
+        types.RenameFilesParams(files=[types.FileRename(old_uri=uri(old), new_uri=new.as_uri())])
+    )
+    assert edit is not None
+    committed_lines = LOG_COMMITTED.count("\n")
+    lines = _edited_lines(edit, root / "LOG.md")
+    assert lines
+    assert all(n >= committed_lines for n in lines)
+    await _shown(client, "append-only")
