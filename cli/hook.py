@@ -27,6 +27,7 @@ those paths, or a ``.memls`` that is a link, not a folder or not the user's, is 
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -37,6 +38,9 @@ import click
 
 EVENTS = ("session-start", "pre-compact", "post-compact", "session-end")
 BUDGET_ENV = "MEMLS_CONTEXT_BUDGET"
+LOCK_TIMEOUT_ENV = "MEMLS_HOOK_LOCK_TIMEOUT"
+DEFAULT_LOCK_TIMEOUT = 2.0
+"""Seconds a hook waits for the root lock another memls process holds, then gives up."""
 
 
 class HookError(Exception):
@@ -104,23 +108,36 @@ def hook(event: str, root: Path | None, budget: int | None) -> None:
 
     Always exits 0: a problem is one line on stderr, and the session goes on.
     """
-    from memls.core.fsutil import private_new_files
+    from memls.core.fsutil import LockTimeoutError, lock_wait, private_new_files
 
     try:
         payload = _payload(sys.stdin)
         base = _root(payload, root)
-        with private_new_files():  # a LOG.md or handoff the hook creates is 0600
+        # a LOG.md or handoff the hook creates is 0600; the root lock is waited for briefly
+        with private_new_files(), lock_wait(lock_timeout()):
+            _refuse_special_files(base)
             if event == "session-start":
                 _session_start(base, payload, budget)
             elif event == "post-compact":
                 _post_compact(base, payload)
             else:
                 _archive(base, payload, index_now=event == "pre-compact")
-    except HookError as exc:
+    except (HookError, LockTimeoutError) as exc:
         _say(event, str(exc))
     except Exception as exc:  # a hook never breaks the session
         _say(event, f"{type(exc).__name__}: {exc}")
     sys.exit(0)
+
+
+def lock_timeout() -> float:
+    """``$MEMLS_HOOK_LOCK_TIMEOUT`` seconds (0 to 60), else :data:`DEFAULT_LOCK_TIMEOUT`."""
+    try:
+        value = float(os.environ.get(LOCK_TIMEOUT_ENV, ""))
+    except ValueError:
+        return DEFAULT_LOCK_TIMEOUT
+    if math.isnan(value) or value < 0:
+        return DEFAULT_LOCK_TIMEOUT
+    return min(value, 60.0)
 
 
 def _say(event: str, message: str) -> None:
@@ -162,10 +179,14 @@ def _env_int(name: str) -> int | None:
 
 
 def _archive(root: Path, payload: dict[str, Any], *, index_now: bool) -> None:
-    """Archive, then the handoff, then text index / health / embedding (see ``after_archive``)."""
+    """Archive, then the handoff, then text index / health / embedding (see ``after_archive``).
+
+    A step that finds the root locked by another process past the hook's wait stops the
+    hook there: the steps after it would wait for the same lock."""
     from memls.cli.opsutil import git_for
     from memls.core.agent.archive import archive_transcript
     from memls.core.agent.indexing import after_archive
+    from memls.core.fsutil import LockTimeoutError
     from memls.core.ops.handoff import write_handoff
 
     problems: list[str] = []
@@ -176,6 +197,8 @@ def _archive(root: Path, payload: dict[str, Any], *, index_now: bool) -> None:
     else:
         try:
             appended = archive_transcript(root, Path(transcript)).appended_bytes
+        except LockTimeoutError as exc:
+            raise HookError(f"{exc}; nothing archived") from exc
         except Exception as exc:
             problems.append(str(exc))
     steps: list[Callable[[], object]] = [
@@ -185,10 +208,39 @@ def _archive(root: Path, payload: dict[str, Any], *, index_now: bool) -> None:
     for step in steps:
         try:
             step()
+        except LockTimeoutError as exc:
+            problems.append(str(exc))
+            break
         except Exception as exc:
             problems.append(f"{type(exc).__name__}: {exc}")
     if problems:
         raise HookError("; ".join(problems))
+
+
+def _refuse_special_files(root: Path) -> None:
+    """Refuse a memory file a hook reads or writes that is not a regular file (a FIFO there
+    would block the hook's open): the root's top-level Markdown files, the handoff and
+    ``transcripts/``'s Markdown files. Links are followed (what they lead to is read)."""
+    import stat
+
+    folders = (root, root / "transcripts", root / "memory")
+    for folder in folders:
+        try:
+            with os.scandir(folder) as entries:
+                names = [e.name for e in entries if e.name.endswith(".md")]
+        except OSError:
+            continue
+        for name in names:
+            path = folder / name
+            try:
+                mode = os.stat(path).st_mode
+            except OSError:
+                continue  # dangling link or gone: the step that needs it says so
+            if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+                raise HookError(
+                    f"refusing to read {path}: it is not a regular file "
+                    "(a FIFO or device there would block the hook; remove it)"
+                )
 
 
 def _post_compact(root: Path, payload: dict[str, Any]) -> None:

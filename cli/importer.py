@@ -24,8 +24,10 @@ def import_checkpoints_command(
 
     Each file is rewritten in place, atomically: `# Checkpoint: {name}`, Branch and Saved
     from its `**Branch:**` / `**Date:**` lines, its sections mapped onto Next Action, Done
-    This Session, Failed Approaches and Modified Files; every other section and header line
-    is kept under its own heading. Files already in memls's format are left alone.
+    This Session, Failed Approaches and Modified Files; every other line (sections, header
+    lines, a `# Appendix`) is kept as it is, with its line ending and the file's BOM. Files
+    already in memls's format are left alone; a run that was interrupted before MEMORY.md
+    got its bullets is finished by the next one.
     """
     base = resolve_root(root)
     run_op(lambda: import_checkpoints(base, files, dry_run=dry_run, index=not no_index), as_json)

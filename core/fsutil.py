@@ -331,17 +331,64 @@ def _fsync_dir(directory: Path) -> None:
             os.close(fd)
 
 
+class LockTimeoutError(TimeoutError):
+    """The root lock was not free within the bounded wait (:func:`lock_wait`); nothing was
+    written. The message is one line naming the root and the wait."""
+
+
+_LOCK_WAIT: ContextVar[float | None] = ContextVar("memls_root_lock_wait", default=None)
+
+
 @contextlib.contextmanager
-def root_lock(root: Path) -> Iterator[None]:
+def lock_wait(seconds: float | None) -> Iterator[None]:
+    """Within this context, :func:`root_lock` waits at most ``seconds`` for another process
+    holding the root, then raises :class:`LockTimeoutError` (``None``: wait as long as it
+    takes, the default everywhere else). The hooks run in it: a hook never blocks."""
+    token = _LOCK_WAIT.set(seconds)
+    try:
+        yield
+    finally:
+        _LOCK_WAIT.reset(token)
+
+
+_LOCK_POLL = 0.05
+
+
+@contextlib.contextmanager
+def root_lock(root: Path, *, timeout: float | None = None) -> Iterator[None]:
     """An exclusive inter-process lock on the memory root (flock on the directory itself).
 
-    Locking the directory needs no lock file, so nothing is left behind.
+    Locking the directory needs no lock file, so nothing is left behind. Without
+    ``timeout`` (and outside :func:`lock_wait`) it waits as long as another holder keeps
+    it; with one, it gives up after that many seconds with :class:`LockTimeoutError`.
     """
+    wait = timeout if timeout is not None else _LOCK_WAIT.get()
     root.mkdir(parents=True, exist_ok=True)
     fd = os.open(root, os.O_RDONLY)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
+        if wait is None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        else:
+            _flock_within(fd, root, wait)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+
+def _flock_within(fd: int, root: Path, wait: float) -> None:
+    deadline = time.monotonic() + max(0.0, wait)
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise LockTimeoutError(
+                    f"another memls process holds the lock on {root}; "
+                    f"gave up after {wait:g} s (nothing written)"
+                ) from None
+            time.sleep(min(_LOCK_POLL, left))

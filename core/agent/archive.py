@@ -17,10 +17,13 @@ missing, ignoring ``*.jsonl`` and itself, so a handoff kept there stays visible.
 
 from __future__ import annotations
 
+import fcntl
 import os
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from memls.core.fsutil import (
     UnsafePathError,
@@ -83,7 +86,7 @@ def archive_transcript(root: Path, transcript: Path) -> ArchiveResult:
         fd = _open_archive(dest)
         try:
             have = os.fstat(fd).st_size if fd is not None else 0
-            with source.open("rb") as src:
+            with _open_source(source) as src:
                 length = os.fstat(src.fileno()).st_size
                 if length < have:
                     raise ArchiveError(
@@ -107,6 +110,23 @@ def archive_transcript(root: Path, transcript: Path) -> ArchiveResult:
             if fd is not None:
                 os.close(fd)
     return ArchiveResult(dest, end - have, lines, created, end)
+
+
+def _open_source(source: Path) -> BinaryIO:
+    """The session file for reading, opened non-blocking (a FIFO put there after the
+    ``is_file`` check does not hang the hook) and refused unless it is a regular file."""
+    try:
+        fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise ArchiveError(f"transcript {source} cannot be read ({exc.strerror})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ArchiveError(f"transcript {source} is not a regular file; nothing archived")
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _open_archive(dest: Path) -> int | None:
