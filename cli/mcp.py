@@ -49,8 +49,10 @@ Everything stays in the memory root on this machine."""
 
 RESOURCE_NOT_FOUND = -32002
 """The MCP specification's error code for a resource URI that names nothing."""
-RECALL_LOCK_WAIT = 5.0
-"""Seconds recall_search waits for a running backfill before searching the index as it is."""
+RECALL_REFRESH_BUDGET = 1.5
+"""Seconds of refresh work recall_search waits for before answering from the index as it is
+(``MEMLS_MCP_RECALL_BUDGET``); the refresh goes on in the background."""
+RECALL_BUDGET_ENV = "MEMLS_MCP_RECALL_BUDGET"
 _RECALL_KINDS = ("topic", "checkpoint", "handoff", "log", "transcript", "index")
 
 
@@ -612,6 +614,10 @@ class MemlsServer:
         self.watch = _Watch()
         self._recall_lock = threading.Lock()
         self._recall_seen: str | None = None
+        self._refresh: _Refresh | None = None  # the one background refresh, while it runs
+        self._refresh_again = False  # a call saw newer files while it ran: run once more
+        self._refresh_error: str | None = None  # how the last refresh failed, if it did
+        self._refresh_cancel = threading.Event()  # set at shutdown
         self.server: Server[Any] = Server(
             "memls",
             version=__version__,
@@ -640,6 +646,7 @@ class MemlsServer:
             tasks.start_soon(self._watch_files, stop)
             await self.server.run(read, write, options)
             stop.set()  # the watcher's thread ends within a step, not at its 5 s timeout
+            self.stop_refresh()
             tasks.cancel_scope.cancel()
 
     async def serve_http(
@@ -673,6 +680,7 @@ class MemlsServer:
             tasks.start_soon(self._watch_files, stop)
             await server.serve(sockets=[sock])
             stop.set()  # the watcher's thread ends within a step, not at its 5 s timeout
+            self.stop_refresh()
             tasks.cancel_scope.cancel()
 
     # -- tools ------------------------------------------------------------------------------------
@@ -736,7 +744,8 @@ class MemlsServer:
         except Exception as exc:  # refusals from core, and anything unexpected: never a crash
             message, code, extra = _refusal(exc)
             return _error_result(message, code, extra)
-        return _tool_result(payload)
+        line = freshness_line(payload.get("freshness")) if params.name == "recall_search" else None
+        return _tool_result(payload, note=line)
 
     def _base(self) -> Path:
         if not self.root.is_dir():
@@ -752,7 +761,7 @@ class MemlsServer:
         from memls.core.recall import api
 
         base = self._base()
-        indexed = self._refresh_recall(base)
+        indexed, freshness = self._refresh_recall(base)
         response = api.search(
             base,
             args.query,
@@ -761,27 +770,103 @@ class MemlsServer:
             since=args.since,
             limit=args.limit,
         )
-        return {**response.to_dict(), "index": indexed}
+        return {**response.to_dict(), "index": indexed, "freshness": freshness}
 
-    def _refresh_recall(self, base: Path) -> str:
-        """Bring the recall index up to date when memory files or transcripts changed.
+    def _refresh_recall(self, base: Path) -> tuple[str, dict[str, Any]]:
+        """Bring the recall index up to date when memory files or transcripts changed, within
+        a budget: the index message (``"up to date"`` when nothing changed) and how fresh the
+        index the search reads is.
 
-        Cheap when nothing did: one directory listing and a stat per source file.
+        Cheap when nothing did: one directory listing and a stat per source file. Otherwise
+        one background thread backfills (never two: a call that finds it running waits for
+        it, within what is left of the budget since it started); when it is not done within
+        :data:`RECALL_REFRESH_BUDGET` seconds the search answers from the index as it is
+        (what the refresh committed so far is in it: SQLite's WAL lets searches read while
+        it writes) and the thread finishes on its own.
         """
-        from memls.core.agent.indexing import backfill_waiting
-
+        seen = _sources_fingerprint(base)
         with self._recall_lock:
-            seen = _sources_fingerprint(base)
-            if seen == self._recall_seen:
-                return "up to date"
-            result = backfill_waiting(base, wait=RECALL_LOCK_WAIT)
-            if result is None:
-                return (
-                    "not refreshed: another backfill is running (a hook's background worker?); "
-                    "results come from the index as it is"
+            if seen == self._recall_seen and self._refresh is None:
+                return "up to date", _freshness(True, None, self._refresh_error)
+            refresh = self._refresh
+            if refresh is None:
+                refresh = self._refresh = _Refresh(seen)
+                thread = threading.Thread(
+                    target=self._refresh_loop,
+                    args=(base, refresh),
+                    name="memls-recall-refresh",
+                    daemon=True,
                 )
-            self._recall_seen = seen
-            return str(result["message"])
+                thread.start()
+            elif refresh.fingerprint != seen:
+                self._refresh_again = True  # newer than what it reads: once more after it
+        deadline = refresh.started + _refresh_budget()
+        refresh.done.wait(max(0.0, deadline - _monotonic()))
+        with self._recall_lock:
+            fresh = self._recall_seen == seen
+            current = self._refresh
+            error = self._refresh_error
+        if fresh:
+            return str(refresh.message or "up to date"), _freshness(True, None, error)
+        if current is None:  # it ended without reaching these files (an error, or busy)
+            state = _freshness(False, None, error)
+            reason = error or "the refresh was cancelled"
+            return f"not refreshed: {reason}; results come from the index as it is", state
+        state = _freshness(False, current, error)
+        return (
+            "refreshing in the background: results come from the index as it is "
+            f"({_pending_words(state)})",
+            state,
+        )
+
+    def _refresh_loop(self, base: Path, refresh: _Refresh) -> None:
+        """The background refresh: backfill until the files it saw are indexed; errors are
+        logged and kept for the next answer, never raised."""
+        import logging
+
+        from memls.core.recall import api
+        from memls.core.recall.lock import default_timeout
+
+        log = logging.getLogger("memls.mcp")
+        while True:
+            try:
+                result = api.backfill(
+                    base,
+                    progress=refresh.progress,
+                    cancel=self._refresh_cancel,
+                    lock_timeout=default_timeout(),
+                    on_wait=refresh.waiting,
+                )
+            except Exception as exc:  # a refresh must never take the server down
+                log.warning("recall refresh failed: %s", exc)
+                with self._recall_lock:
+                    self._refresh_error = str(exc) or type(exc).__name__
+                    self._refresh = None
+                    self._refresh_again = False
+                refresh.done.set()
+                return
+            with self._recall_lock:
+                if result.get("complete"):
+                    self._recall_seen = refresh.fingerprint
+                    self._refresh_error = None
+                refresh.message = str(result["message"])
+                again = self._refresh_again and not self._refresh_cancel.is_set()
+                self._refresh_again = False
+                if not again:
+                    self._refresh = None
+            if not again:
+                refresh.done.set()
+                return
+            refresh.restart(_sources_fingerprint(base))
+
+    def stop_refresh(self, wait: float = 5.0) -> None:
+        """Cancel a running background refresh (at shutdown) and wait a moment for it: what
+        it indexed stays, the next server picks up the rest."""
+        self._refresh_cancel.set()
+        with self._recall_lock:
+            refresh = self._refresh
+        if refresh is not None:
+            refresh.done.wait(wait)
 
     def tool_recall_status(self, args: Any) -> dict[str, Any]:
         from memls.core.recall import api
@@ -1157,6 +1242,96 @@ def _stats(found: dict[str, Path]) -> dict[str, tuple[int, int]]:
     return out
 
 
+def _monotonic() -> float:
+    import time
+
+    return time.monotonic()
+
+
+def _refresh_budget() -> float:
+    import os
+
+    raw = os.environ.get(RECALL_BUDGET_ENV)
+    try:
+        return max(0.0, float(raw)) if raw else RECALL_REFRESH_BUDGET
+    except ValueError:
+        return RECALL_REFRESH_BUDGET
+
+
+class _Refresh:
+    """What the background refresh is doing, as its progress callback last said."""
+
+    def __init__(self, fingerprint: str) -> None:
+        self.done = threading.Event()
+        self.message: str | None = None
+        self.restart(fingerprint)
+
+    def restart(self, fingerprint: str) -> None:
+        self.fingerprint = fingerprint
+        self.started = _monotonic()
+        self.phase = "scan"
+        self.done_count = 0
+        self.total = 0
+        self.files_pending: int | None = None
+        self.wait_note: str | None = None
+
+    def progress(self, done: int, total: int, label: str) -> None:
+        if label.startswith("embed"):
+            if self.phase != "embed":
+                self.files_pending = 0
+            self.phase = "embed"
+        else:
+            self.phase = "index"
+            self.files_pending = max(0, total - done)
+        self.done_count, self.total = done, total
+
+    def waiting(self, sentence: str) -> None:
+        self.phase = "waiting"
+        self.wait_note = sentence
+
+
+def _freshness(fresh: bool, refresh: _Refresh | None, error: str | None) -> dict[str, Any]:
+    """How fresh the index a search read is: the ``freshness`` of a recall_search result."""
+    state: dict[str, Any] = {"fresh": fresh, "refreshing": refresh is not None}
+    if refresh is not None:
+        state["phase"] = refresh.phase
+        state["pending_files"] = refresh.files_pending
+        if refresh.phase == "embed":
+            state["pending_chunks"] = max(0, refresh.total - refresh.done_count)
+        if refresh.wait_note:
+            state["waiting_for"] = refresh.wait_note
+        state["seconds"] = round(_monotonic() - refresh.started, 1)
+    elif not fresh:
+        state["pending_files"] = None
+    if error:
+        state["error"] = error
+    return state
+
+
+def _pending_words(state: dict[str, Any]) -> str:
+    files = state.get("pending_files")
+    chunks = state.get("pending_chunks")
+    if state.get("phase") == "waiting":
+        return "waiting for another backfill to finish"
+    if chunks:
+        return f"{chunks} chunks still to embed"
+    if files is None:
+        return "finding changed files"
+    return f"{files} files still to index"
+
+
+def freshness_line(state: dict[str, Any] | None) -> str | None:
+    """The line recall_search's text adds about the index's freshness (None when fresh)."""
+    if not state or state.get("fresh"):
+        return None
+    if state.get("refreshing"):
+        return (
+            f"Index not fresh: {_pending_words(state)}, refreshing in the background; "
+            "these results come from the index as it is. Search again in a moment."
+        )
+    return "Index not fresh: " + str(state.get("error") or "the refresh did not finish") + "."
+
+
 def _sources_fingerprint(root: Path) -> str:
     """Sizes and modification times of everything recall indexes, as one string."""
     import hashlib
@@ -1219,7 +1394,11 @@ def _redact_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 def _tool_result(
-    body: dict[str, Any], text: str | None = None, *, is_error: bool = False
+    body: dict[str, Any],
+    text: str | None = None,
+    *,
+    is_error: bool = False,
+    note: str | None = None,
 ) -> types.CallToolResult:
     """Every tool result, success or refusal, is built here: secrets redacted on the way out.
 
@@ -1234,8 +1413,11 @@ def _tool_result(
     structured = redact_data(json.loads(json.dumps(body, default=str)))
     if text is None:
         text = json.dumps(structured, ensure_ascii=False, indent=1)
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=redact(text))]
+    if note:  # a plain sentence after the JSON (recall_search: how fresh the index is)
+        content.append(types.TextContent(type="text", text=redact(note)))
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=redact(text))],
+        content=content,
         structured_content=structured,
         is_error=is_error,
     )
