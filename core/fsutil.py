@@ -261,13 +261,8 @@ def atomic_write(path: Path, content: str | bytes, *, root: Path | None = None) 
         )
     if path.is_symlink():
         raise UnsafePathError(f"refusing to write through the symlink {path}")
-    try:
-        if path.read_bytes() == data:
-            return False
-    except FileNotFoundError:
-        pass
-    except IsADirectoryError as exc:
-        raise UnsafePathError(f"{path} is a directory") from exc
+    if _existing_bytes(path) == data:
+        return False
     import tempfile
 
     directory = path.parent
@@ -288,6 +283,41 @@ def atomic_write(path: Path, content: str | bytes, *, root: Path | None = None) 
         raise
     _fsync_dir(directory)
     return True
+
+
+def _existing_bytes(path: Path) -> bytes | None:
+    """What ``path`` holds now (None when absent), for :func:`atomic_write`'s unchanged check.
+
+    Opened with ``O_NONBLOCK | O_NOFOLLOW``: a FIFO there does not block the writer and a
+    link put there since the caller's check is not followed. Anything but a regular file
+    is refused (the rename would replace a FIFO, a socket or a device with a file).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafePathError(f"refusing to write through the symlink {path}") from exc
+        if exc.errno == errno.ENXIO:
+            raise UnsafePathError(
+                f"refusing to write {path}: it is not a regular file (a socket or a device)"
+            ) from exc
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise UnsafePathError(f"{path} is a directory")
+        if not stat.S_ISREG(mode):
+            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket or a device"
+            raise UnsafePathError(
+                f"refusing to write {path}: it is not a regular file ({kind}); "
+                "remove it and run the command again"
+            )
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
 
 
 def crash_point() -> None:

@@ -163,7 +163,7 @@ def _git_ignores(folder: Path, name: str) -> bool:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
-            timeout=10,
+            timeout=2,
             check=False,
         )
     except (OSError, subprocess.SubprocessError):

@@ -8,7 +8,10 @@ and inserted lines take the file's dominant line ending.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import hashlib
+import os
+import stat
 from pathlib import Path
 from typing import TypeGuard
 
@@ -65,13 +68,31 @@ class Lines:
 
 
 def read_text(path: Path) -> str | None:
-    """The file's text (lenient UTF-8), or None when it does not exist."""
+    """The file's text (lenient UTF-8), or None when it does not exist or is not a regular file.
+
+    Opened non-blocking, so a FIFO (or a device) planted where a memory file should be
+    never blocks the caller: anything but a regular file reads as absent, and a writer
+    then refuses it (:func:`memls.core.fsutil.atomic_write`). A symlink is followed, as
+    before: the writers refuse links themselves (:func:`checked_file`) before reading.
+    """
     try:
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return None
-    except IsADirectoryError as exc:
-        raise UnsafePathError(f"{path} is a directory, not a file") from exc
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket (or a device without its driver)
+            return None
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise UnsafePathError(f"{path} is a directory, not a file")
+        if not stat.S_ISREG(mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read()
+    finally:
+        os.close(fd)
     return data.decode("utf-8", errors="surrogateescape")
 
 

@@ -36,6 +36,7 @@ from memls.core.ops._text import (
     encode,
     memory_index,
     read_text,
+    refuse_oversize,
     require_config,
     saved_stamp,
 )
@@ -365,12 +366,15 @@ def import_checkpoints(
             text = read_text(path)
             if text is None:
                 raise OpError(f"{path} does not exist")
+            refuse_oversize(path, text, "convert it")
             doc = parse_text(text, path)
             if is_native_checkpoint(doc):
                 skipped.append(path.name)
                 continue
             mtime = dt.datetime.fromtimestamp(path.stat().st_mtime).replace(second=0, microsecond=0)
-            converted.append(convert(doc, name, mtime))
+            item = convert(doc, name, mtime)
+            refuse_oversize(item.path, item.text, "convert it", would=True)
+            converted.append(item)
         idx = memory_index(root)
         indexing = index and idx.is_file()
         pending = _read_intent(root) if indexing else {}
@@ -384,6 +388,7 @@ def import_checkpoints(
             for item in converted
         }
         current = read_text(idx) if indexing else None
+        refuse_oversize(idx, current, "index the imported checkpoints")
         have = {b.name for b in bullets(parse_text(current, idx))} if current is not None else set()
         for name, (file_name, _bullet) in pending.items():
             if name not in wanted and name not in have and (root / file_name).is_file():
