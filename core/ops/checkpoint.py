@@ -286,6 +286,32 @@ class _Inputs:
     modified: list[str] | None  # None: not a git repository, keep what is there
 
 
+_HEADING_LINE = re.compile(r"^( {0,3})(#{1,6})(?=\s|$)")
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def _inert(lines: list[str]) -> list[str]:
+    """The next action's body as text inside its section: a line that would start a heading
+    is escaped (``\\## …`` renders as the same text, but is no section), and a code fence
+    left open is closed, so the body can never swallow or split the sections after it."""
+    out: list[str] = []
+    fence: str | None = None
+    for line in lines:
+        m = _FENCE_LINE.match(line)
+        if m:
+            mark = m.group(1)
+            if fence is None:
+                fence = mark
+            elif mark[0] == fence[0] and len(mark) >= len(fence):
+                fence = None
+            out.append(line)
+            continue
+        out.append(line if fence is not None else _HEADING_LINE.sub(r"\1\\\2", line))
+    if fence is not None:
+        out.append(fence)
+    return out
+
+
 def _render(inputs: _Inputs, old: _Parts | None, migrated: list[tuple[str, list[str]]]) -> str:
     parts = old or _Parts()
     sections = list(parts.sections)
@@ -304,7 +330,7 @@ def _render(inputs: _Inputs, old: _Parts | None, migrated: list[tuple[str, list[
     legacy_next = next((m for m in migrated if _is_next(m[0])), None)
     if inputs.next_action is not None:
         title, _, rest_text = inputs.next_action.strip().partition("\n")
-        body_lines = strip_blank_edges(rest_text.splitlines()) or _next_body(inputs)
+        body_lines = _inert(strip_blank_edges(rest_text.splitlines())) or _next_body(inputs)
         next_section = (f"## Next Action: {' '.join(title.split())}", body_lines)
     elif kept_next is not None:
         next_section = kept_next

@@ -98,16 +98,6 @@ def test_checkpoint_save_with_heading_like_arguments(root: Path) -> None:
     assert _next_lines(resumed.stdout) == ["Next Action: # Real next"], resumed.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "core/ops/checkpoint.py _render writes the lines of --next after its first (the "
-        "next action's body) verbatim: a `#`/`##` line there becomes a section of its own "
-        "(a second `## Failed Approaches`, and resume presents the body's bullets as failed "
-        "approaches and the next action without its body), and an unclosed ``` fence "
-        "swallows every section after it (CP010: no Failed Approaches / Modified Files)"
-    ),
-)
 @pytest.mark.parametrize(
     "body", ["## Failed Approaches\n- body fake\n# Top", "```"], ids=["headings", "fence"]
 )
