@@ -8,7 +8,6 @@ import base64
 import json
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -22,21 +21,11 @@ import memls.core.ops.move as move_module
 from memls.core.fsutil import atomic_write
 from memls.core.ops.move import INTENT_FILE, apply_plan, plan_for
 from memls.core.workspace import Workspace
+from tests.cli_helpers import memls_on as memls
 from tests.lsp_helpers import WAIT_SECONDS, git, make_project, open_params, start, uri
 
 LOG_COMMITTED = "# Log\n\n## 2026-01-01 10:00 — start\nRead [Testing notes](testing.md) first.\n"
 LOG_APPENDED = "\n## 2026-01-02 10:00 — more\nAgain [Testing notes](testing.md).\n"
-
-
-def memls(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memls", *args, "--root", str(root)],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
 
 
 def with_log(tmp_path: Path) -> tuple[Path, Path]:

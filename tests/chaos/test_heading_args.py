@@ -9,26 +9,14 @@ refused and LOG.md is left byte for byte as it was.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from memls.core.parse import parse_file
+from tests.cli_helpers import memls_on as memls
 
 SECTIONS = ["Done This Session", "Failed Approaches", "Modified Files"]
-
-
-def memls(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memls", *args, "--root", str(root)],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
 
 
 def _headings(path: Path) -> list[tuple[int, str]]:

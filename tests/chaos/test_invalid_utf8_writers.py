@@ -16,8 +16,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,22 +26,13 @@ from memls.core.fsutil import UnsafePathError, atomic_write
 from memls.core.ops._text import MAX_EDIT_CHARS, read_text
 from memls.core.ops.checkpoint import save_checkpoint
 from tests.agent_fixtures import make_project, payload, run_hook
+from tests.cli_helpers import memls_bytes_on as memls
 
 NOW = dt.datetime(2026, 11, 30, 12, 0)
 INVALID = [b"\xe2\x80", b"\xff"]
 """A truncated three-byte sequence and a byte that never starts one."""
 NEIGHBOURS = 2
 """Bytes on each side of an insertion (on its line) that must survive with it."""
-
-
-def memls(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "memls", *args, "--root", str(root)],
-        cwd=root,
-        capture_output=True,
-        check=False,
-        timeout=60,
-    )
 
 
 def positions(
