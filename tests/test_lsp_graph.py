@@ -484,6 +484,25 @@ async def test_hover_on_a_link_shows_the_target_and_its_reference_count(
     assert "Referenced from 3 places in 2 files." in hover.contents.value
 
 
+async def test_hover_on_a_link_to_a_subfolder_file_shows_it_not_missing(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    root = root_of(tmp_path)
+    (root / "topics").mkdir()
+    (root / "topics" / "a.md").write_text("# Alpha\n\nThe subfolder topic's body.\n")
+    deploy = root / "deploy.md"
+    text = deploy.read_text() + "\nSee [Alpha](topics/a.md).\n"
+    client.text_document_did_open(open_params(deploy, text))
+    line = text.split("\n").index("See [Alpha](topics/a.md).")
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=ident(deploy), position=types.Position(line, 14))
+    )
+    assert hover is not None
+    assert isinstance(hover.contents, types.MarkupContent)
+    assert "does not exist" not in hover.contents.value
+    assert "The subfolder topic's body." in hover.contents.value
+
+
 async def test_capabilities_and_the_editors_handle_the_code_lens_command(
     client: LanguageClient, tmp_path: Path
 ) -> None:

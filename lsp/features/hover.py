@@ -56,7 +56,8 @@ def link_summary(ws: Workspace, ref: Ref) -> str:
     section's), and how many places point at it."""
     target = ref.target
     shown = relative_path(target, ws.root) if target.is_relative_to(ws.root) else str(target)
-    doc = ws.document(target) if ref.exists else None
+    # a file the root does not list as memory (a subfolder's topic) still exists: show it
+    doc = ws.document(target) if ref.exists or target.is_file() else None
     if doc is None:
         return f"`{shown}` does not exist — the quick fix can create it."
     graph = ws.graph()
