@@ -218,3 +218,34 @@ def test_import_killed_after_some_files_converged_on_the_rerun(tmp_path: Path, a
     assert not (root / INTENT_FILE).exists()
     assert _import(root)["converted"] == []
     assert (root / "MEMORY.md").read_text() == index  # converged: nothing more to do
+
+
+def test_import_of_a_fifo_says_it_is_not_a_regular_file(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    root = tmp_path / "mem"
+    root.mkdir()
+    (root / "MEMORY.md").write_text("# Project Memory\n")
+    os.mkfifo(root / "checkpoint-pipe.md")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memls",
+            "checkpoint",
+            "import",
+            "checkpoint-pipe.md",
+            "--root",
+            str(root),
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "is not a regular file" in done.stderr
+    assert (root / "MEMORY.md").read_text() == "# Project Memory\n"

@@ -365,6 +365,11 @@ def import_checkpoints(
             checked_file(root, path, "checkpoint")
             text = read_text(path)
             if text is None:
+                if path.exists() or path.is_symlink():
+                    raise OpError(
+                        f"{path} is not a regular file (a FIFO, device or socket): "
+                        "memls reads checkpoints from regular files only"
+                    )
                 raise OpError(f"{path} does not exist")
             refuse_oversize(path, text, "convert it")
             doc = parse_text(text, path)
