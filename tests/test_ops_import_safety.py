@@ -221,10 +221,6 @@ def test_import_killed_after_some_files_converged_on_the_rerun(tmp_path: Path, a
 
 
 def test_import_of_a_fifo_says_it_is_not_a_regular_file(tmp_path: Path) -> None:
-    import os
-    import subprocess
-    import sys
-
     root = tmp_path / "mem"
     root.mkdir()
     (root / "MEMORY.md").write_text("# Project Memory\n")
