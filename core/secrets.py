@@ -65,7 +65,7 @@ _RUN_TABLE = bytes(
     0x61 if (0x30 <= i <= 0x39 or 0x41 <= i <= 0x5A or 0x61 <= i <= 0x7A or i in b"-_") else 0x20
     for i in range(256)
 )  # ASCII letters, digits, `-` and `_` → "a", every other byte → " "
-_RUN = b"a" * 12
+_RUN = b"a" * 16  # the shortest key shapes memls knows (AKIA…, glpat-…) are longer
 # Runs that are identifiers, not keys: UUIDs, lowercase hex (commit, content and message
 # hashes) and the ids agents' transcripts carry on every record (a hex key after a secret's
 # name is still found, by the name).
@@ -180,7 +180,7 @@ _KEYWORD = r"pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?|" + "|".j
 )
 # NAME = value, NAME: value, **Password:** value, "password": "value"
 _ASSIGNMENT = re.compile(
-    r"(?P<name>\b[A-Za-z0-9_.-]*(?:" + _KEYWORD + r")[A-Za-z0-9_]*)"
+    r"(?P<name>\b(?:[A-Za-z0-9_.-]+ )?[A-Za-z0-9_.-]*(?:" + _KEYWORD + r")[A-Za-z0-9_]*)"
     r"[\"']?(?:\*\*|__)?\s*(?::=|=>|=|:|：)\s*(?:(?:\*\*|__)(?=\s))?\s*"
     r"(?P<q>[\"'`]?)(?P<value>[!#$%*+\-./0-9:=?@A-Z^_a-z~]{6,})(?P=q)(?![(<\[])",
     re.IGNORECASE,
@@ -304,7 +304,7 @@ _PLACEHOLDER_WORDS = {
     "mypassword",
 }
 _PLACEHOLDER = re.compile(
-    r"\.\.\.|…|\*{3,}|(?-i:x{4,}|X{4,})|^<|^\$|^%|^\{|^\[|\{\{|\$\{|^your[_-]|^my[_-]|_here$|^env[:.]"
+    r"\.\.\.|…|\*{3,}|^(?:[A-Za-z0-9]{1,8}[-_])*(?-i:x{4,}|X{4,})|^<|^\$|^%|^\{|^\[|\{\{|\$\{|^your[_-]|^my[_-]|_here$|^env[:.]"
     r"|^os\.|^process\.env|^getenv|^secrets?\.|^vault:|^op://|^ref\+|^redacted|^removed"
     r"|^(.)\1{5,}$|[-_](?:here|goes|your|value)$",
     re.IGNORECASE,
@@ -389,7 +389,7 @@ def _credible_password(value: str, *, named: bool = False, quoted: bool = False)
             any(not c.isalnum() for c in value),
         )
     )
-    return classes >= 2 and _shannon(value) >= 2.5
+    return classes >= 2 and _shannon(value) >= 2.2
 
 
 def _credible_token(value: str) -> bool:
