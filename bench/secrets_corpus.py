@@ -19,7 +19,9 @@ import time
 from pathlib import Path
 
 from memls.core.config import Config
+from memls.core.model import Suppressions
 from memls.core.parse import parse_bytes
+from memls.core.rules import configured
 from memls.core.rules.secrets import secret_diagnostics
 from memls.core.secrets import redact
 from memls.core.text import decode_lossless
@@ -32,7 +34,8 @@ def scan(corpus: Path) -> tuple[list[dict[str, object]], int, int, float]:
     files = 0
     total = 0
     started = time.perf_counter()
-    allowed = frozenset(Config().allow_secrets)
+    config = Config()
+    allowed = frozenset(config.allow_secrets)
     for repo in sorted(p for p in corpus.iterdir() if p.is_dir()):
         for path in sorted(repo.rglob("*")):
             if not path.is_file() or path.suffix.lower() not in SUFFIXES:
@@ -42,15 +45,14 @@ def scan(corpus: Path) -> tuple[list[dict[str, object]], int, int, float]:
             total += len(data)
             text, _ = decode_lossless(data)
             fences: tuple[tuple[int, int], ...] = ()
-            next_line: tuple[tuple[int, frozenset[str]], ...] = ()
+            suppressions = Suppressions()
             if path.suffix.lower() != ".jsonl":
                 doc = parse_bytes(data, path)
-                fences, next_line = doc.fences, doc.suppressions.next_line
+                fences, suppressions = doc.fences, doc.suppressions
             lines = text.split("\n")
-            for diag in secret_diagnostics(path, text, fences=fences, allowed=allowed):
+            found = secret_diagnostics(path, text, fences=fences, allowed=allowed)
+            for diag in configured(found, config, suppressions):
                 line = diag.range.start.line
-                if any(t == line and (not c or diag.code in c) for t, c in next_line):
-                    continue
                 context = redact(lines[line])
                 if len(context) > 240:
                     col = diag.range.start.character

@@ -323,6 +323,10 @@ class Suppressions:
     def suppresses(self, code: str, line: int) -> bool:
         if self.file_all or code in self.file_codes:
             return True
+        return self.suppresses_next_line(code, line)
+
+    def suppresses_next_line(self, code: str, line: int) -> bool:
+        """Only a ``memls-disable-next-line`` comment on the line before silences it."""
         if not self.next_line:
             return False
         return any(

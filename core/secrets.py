@@ -25,15 +25,15 @@ characters; :func:`fingerprint` is what a project lists to mark a known fake.
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import math
 import re
 import string
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from memls.core.text import LineIndex
 
 SC_API_KEY = "SC001"
 SC_PRIVATE_KEY = "SC002"
@@ -536,26 +536,12 @@ def find_secrets(text: str, *, fences: Iterable[tuple[int, int]] = ()) -> list[S
             if body_end - body_start > 40 and not looks_placeholder(match["body"].strip()):
                 found.append(Secret(body_start, body_end, SC_PRIVATE_KEY, "private key"))
     fence_lines = list(fences)
-    line_starts: list[int] | None = None
+    index = LineIndex(text) if fence_lines else None
     for start, end in spans:
-        segment = text[start:end]
-        in_fence = False
-        if fence_lines:
-            if line_starts is None:
-                line_starts = _line_starts(text)
-            line = bisect.bisect_right(line_starts, start) - 1
-            in_fence = any(a <= line <= b for a, b in fence_lines)
-        found.extend(_scan_segment(segment, start, in_fence))
+        line = index.position(start)[0] if index is not None else -1
+        in_fence = any(a <= line <= b for a, b in fence_lines)
+        found.extend(_scan_segment(text[start:end], start, in_fence))
     return _non_overlapping(found)
-
-
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    at = text.find("\n")
-    while at != -1:
-        starts.append(at + 1)
-        at = text.find("\n", at + 1)
-    return starts
 
 
 def _scan_segment(segment: str, base: int, in_fence: bool) -> Iterator[Secret]:
@@ -811,11 +797,6 @@ def redact_data(data: Any) -> Any:
     if isinstance(data, list | tuple):
         return [redact_data(v) for v in data]
     return data
-
-
-def detect_secrets_loaded() -> bool:
-    """Whether this process has imported detect-secrets (the import-diet tests read it)."""
-    return "detect_secrets" in sys.modules
 
 
 __all__ = [

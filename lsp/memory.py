@@ -24,14 +24,14 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from memls.core.config import Config, ConfigError, load_config
 from memls.core.model import Diagnostic, Document, Range
 from memls.core.parse import parse_text
-from memls.core.rules import RuleContext, check_document
+from memls.core.rules import RuleContext, check_document, configured
 from memls.core.rules import secrets as secret_rules
 from memls.core.rules import size as size_rules
 from memls.core.workspace import ROOT_MARKERS, Workspace, discover_root, find_roots, is_root
@@ -382,36 +382,15 @@ def check_large(ws: Workspace, doc: Document, now: _dt.datetime, limit: int) -> 
         )
     )
     found.extend(secret_rules.check(ctx))  # a secret is reported at any size
-    cfg = ws.config
-    out = []
-    for diag in found:
-        if not cfg.enabled(diag.code):
-            continue
-        if doc.suppressions.suppresses(diag.code, diag.range.start.line):
-            continue
-        severity = cfg.severity_for(diag.code, diag.severity)
-        out.append(diag if severity is diag.severity else replace(diag, severity=severity))
-    out.sort(key=lambda d: (d.range.start.line, d.range.start.character, d.code))
-    return out
+    return configured(found, ws.config, doc.suppressions)
 
 
 def secret_findings(ws: Workspace, doc: Document) -> list[Diagnostic]:
     """The SC rules alone on a document outside the workspace's memory files, with the
     workspace's configuration and next-line suppressions."""
-    cfg = ws.config
-    out: list[Diagnostic] = []
-    allowed = frozenset(cfg.allow_secrets)
-    for diag in secret_rules.secret_diagnostics(
-        doc.path, doc.text, fences=doc.fences, allowed=allowed
-    ):
-        line = diag.range.start.line
-        if not cfg.enabled(diag.code) or any(
-            t == line and (not c or diag.code in c) for t, c in doc.suppressions.next_line
-        ):
-            continue
-        severity = cfg.severity_for(diag.code, diag.severity)
-        out.append(diag if severity is diag.severity else replace(diag, severity=severity))
-    return out
+    allowed = frozenset(ws.config.allow_secrets)
+    found = secret_rules.secret_diagnostics(doc.path, doc.text, fences=doc.fences, allowed=allowed)
+    return configured(found, ws.config, doc.suppressions)
 
 
 def _is_memory_location(root: Path, path: Path) -> bool:

@@ -16,7 +16,15 @@ from pathlib import Path
 from types import ModuleType
 
 from memls.core.config import Config
-from memls.core.model import Diagnostic, Document, Fix, Range, Severity, TextEdit
+from memls.core.model import (
+    Diagnostic,
+    Document,
+    Fix,
+    Range,
+    Severity,
+    Suppressions,
+    TextEdit,
+)
 from memls.core.workspace import Workspace
 
 FAMILIES = (
@@ -98,28 +106,34 @@ def check_document(
     assert _CHECKS is not None
     cfg = config or workspace.config
     ctx = RuleContext(doc, workspace, now or _dt.datetime.now())
-    out: list[Diagnostic] = []
+    found: list[Diagnostic] = []
     for codes, check in _CHECKS:
         if (cfg.select or cfg.ignore) and not any(cfg.enabled(code) for code in codes):
             continue
-        for diag in check(ctx):
-            if not cfg.enabled(diag.code):
+        found.extend(check(ctx))
+    return configured(found, cfg, doc.suppressions)
+
+
+def configured(
+    diags: Iterable[Diagnostic], cfg: Config, suppressions: Suppressions
+) -> list[Diagnostic]:
+    """Findings as the configuration and inline suppressions leave them, sorted: the one
+    place select/ignore, ``memls-disable`` and severity overrides apply. A secret (SC) is
+    silenced only line by line, never by a file-wide ``memls-disable``."""
+    out: list[Diagnostic] = []
+    for diag in diags:
+        if not cfg.enabled(diag.code):
+            continue
+        line = diag.range.start.line
+        if diag.code.startswith("SC"):
+            if suppressions.suppresses_next_line(diag.code, line):
                 continue
-            if _suppressed(doc, diag):
-                continue
-            severity = cfg.severity_for(diag.code, diag.severity)
-            out.append(diag if severity is diag.severity else _with_severity(diag, severity))
+        elif suppressions.suppresses(diag.code, line):
+            continue
+        severity = cfg.severity_for(diag.code, diag.severity)
+        out.append(diag if severity is diag.severity else _with_severity(diag, severity))
     out.sort(key=lambda d: (d.range.start.line, d.range.start.character, d.code))
     return out
-
-
-def _suppressed(doc: Document, diag: Diagnostic) -> bool:
-    """Inline suppressions; a secret (SC) is silenced only line by line, never file-wide."""
-    sup = doc.suppressions
-    if not diag.code.startswith("SC"):
-        return sup.suppresses(diag.code, diag.range.start.line)
-    line = diag.range.start.line
-    return any(t == line and (not c or diag.code in c) for t, c in sup.next_line)
 
 
 def _with_severity(diag: Diagnostic, severity: Severity) -> Diagnostic:

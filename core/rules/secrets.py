@@ -15,10 +15,9 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from memls.core.config import Config
 from memls.core.fsutil import TEMP_PREFIX
-from memls.core.model import Diagnostic, Fix, Range, Severity, TextEdit
-from memls.core.rules import Rule, RuleContext
+from memls.core.model import Diagnostic, Fix, Range, Severity, Suppressions, TextEdit
+from memls.core.rules import Rule, RuleContext, configured
 from memls.core.secrets import (
     SC_API_KEY,
     SC_HIGH_ENTROPY,
@@ -204,17 +203,9 @@ def check_file(workspace: Workspace, path: Path) -> list[Diagnostic]:
         if not find_secrets(text):
             return []  # most files: no need to parse for fences and suppressions
         doc = parse_bytes(data, path)  # fences and suppressions (lines are the same)
-        sup = doc.suppressions
-        for diag in secret_diagnostics(path, text, fences=doc.fences, allowed=allowed):
-            line = diag.range.start.line
-            if any(t == line and (not c or diag.code in c) for t, c in sup.next_line):
-                continue
-            out.append(diag)
-    return [
-        d if cfg.severity_for(d.code, d.severity) is d.severity else _resevered(d, cfg)
-        for d in out
-        if cfg.enabled(d.code)
-    ]
+        found = secret_diagnostics(path, text, fences=doc.fences, allowed=allowed)
+        return configured(found, cfg, doc.suppressions)
+    return configured(out, cfg, Suppressions())
 
 
 def fix_file(workspace: Workspace, path: Path) -> tuple[bytes | None, int]:
@@ -234,11 +225,6 @@ def fix_file(workspace: Workspace, path: Path) -> tuple[bytes | None, int]:
         return None, 0
     text, bom = decode_lossless(data)
     return encode_lossless(apply_fixes(text, fixes), bom), len(fixes)
-
-
-def _resevered(diag: Diagnostic, cfg: Config) -> Diagnostic:
-    severity = cfg.severity_for(diag.code, diag.severity)
-    return Diagnostic(diag.code, severity, diag.message, diag.path, diag.range, diag.fix)
 
 
 def _transcript_diagnostics(path: Path, allowed: frozenset[str]) -> Iterator[Diagnostic]:
