@@ -9,7 +9,8 @@ times hover and completion requests (target p95 <= 100 ms):
 2. on the huge document itself, once its diagnostics are out;
 3. on MEMORY.md while the huge document is being edited (an edit before each request);
 4. on a huge MEMORY.md — the index itself, about 10 MB of 200,000 link bullets, in a root
-   of its own and a server of its own — from 0.5 s after its ``didOpen``.
+   of its own and a server of its own — from 0.5 s after its ``didOpen`` (while it is
+   parsed: the first answer waits for the parse) and from 8 s (settled: the graph is warm).
 
 Each line also gives the slowest request (``max``): with 40 requests the p95 leaves out
 the two slowest, such as a first request that builds what the later ones reuse.
@@ -152,9 +153,9 @@ async def start_client(
 
 
 async def huge_index_phase(
-    base: Path, bullets: int, requests: int
+    base: Path, bullets: int, requests: int, after: float = 0.5
 ) -> tuple[str, tuple[list[float], list[float]], str]:
-    """Phase 4: hover and completion on a huge MEMORY.md from 0.5 s after its didOpen."""
+    """Phase 4: hover and completion on a huge MEMORY.md from ``after`` s after its didOpen."""
     root = base / "bigindex"
     index, bullet_lines = build_big_index(root, bullets)
     text = index.read_text(encoding="utf-8")
@@ -169,7 +170,7 @@ async def huge_index_phase(
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "markdown", 1, text))
     )
-    await asyncio.sleep(0.5)
+    await asyncio.sleep(after)
     hovers: list[float] = []
     completions: list[float] = []
     answered = 0
@@ -191,13 +192,14 @@ async def huge_index_phase(
     at, codes = published[uri][0]
     first = (
         f"huge MEMORY.md first diagnostics after {at - opened:.1f}s: {', '.join(codes)}; "
-        f"{answered} of {requests} hovers answered"
+        f"{answered} of {requests} hovers answered; the first hover "
+        f"(asked {after:g} s after didOpen) took {hovers[0] / 1000:.2f} s"
     )
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()  # type: ignore[no-untyped-call]
     return (
-        "4 huge MEMORY.md itself (0.5 s after didOpen)",
+        f"4 huge MEMORY.md itself ({after:g} s after didOpen)",
         (hovers, completions),
         f"{size}\n{first}",
     )
@@ -313,9 +315,12 @@ async def run(megabytes: float, bullets: int, requests: int, keep: Path | None) 
     client.exit(None)
     await client.stop()  # type: ignore[no-untyped-call]
 
-    phase, figures, about = await huge_index_phase(base, bullets, requests)
-    results[phase] = figures
-    print(about)
+    for after in (0.5, 8.0):  # asked while it is parsed, and once it has settled
+        phase, figures, about = await huge_index_phase(
+            base / f"at-{after:g}", bullets, requests, after
+        )
+        results[phase] = figures
+        print(about)
 
     base_hover, base_completion = results["0 baseline (MEMORY.md, no huge document)"]
     baseline = {"hover": pct(base_hover, 0.95), "completion": pct(base_completion, 0.95)}

@@ -334,6 +334,10 @@ class MemoryState:
             digest.update(repr((d.code, d.severity, d.message, d.range)).encode())
         checked = Checked(doc, diags, digest.hexdigest(), now.timestamp())
         self._checked[path] = checked
+        if ws is not None and doc is not None:
+            # warm the link graph next, so the first hover, code lens or rename after
+            # opening a big index does not build it (issue 21, item 10)
+            self._worker.submit(ws.graph)
         return checked
 
     def _secret_scope(self, path: Path) -> Workspace | None:
