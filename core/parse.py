@@ -206,6 +206,10 @@ def parse_text(
         elif ttype == "block_html":
             opaque.append((first, last))
     del src, src_index  # not needed by the line scan below
+    indented = _indented_code(lines, skip_until, body_end, _line_flags(opaque, n), headings)
+    if indented:
+        fences = sorted(fences + indented)
+        opaque += indented
 
     sections = _sections(headings, n)
     fields: list[Field] = []
@@ -270,6 +274,63 @@ def _block_tokens(src: str) -> list[dict[str, Any]]:
     except (RecursionError, ValueError, IndexError):  # pragma: no cover - mistune edge cases
         return [t for t in state.tokens if isinstance(t, dict)]
     return state.tokens
+
+
+def _indent_width(line: str) -> int:
+    width = 0
+    for ch in line:
+        if ch == " ":
+            width += 1
+        elif ch == "\t":
+            width += 4 - width % 4
+        else:
+            break
+    return width
+
+
+def _indented_code(
+    lines: list[str], start: int, end: int, opaque: list[bool], headings: list[Heading]
+) -> list[tuple[int, int]]:
+    """CommonMark's indented code blocks, as (first, last) line spans: lines indented four
+    columns or more after a blank line, a heading or a fence, outside a list (an indented
+    line inside a list item continues the item). mistune's own rule is left off because
+    it would read every indented list continuation as code."""
+    heading_lines = {h.line for h in headings}
+    spans: list[tuple[int, int]] = []
+    can_open = True  # after a blank line, a heading or a block: a paragraph is not open
+    in_list = False
+    first = last = -1
+    for ln in range(start, min(end, len(lines))):
+        line = lines[ln]
+        if opaque[ln]:
+            if first >= 0:
+                spans.append((first, last))
+                first = -1
+            can_open, in_list = True, False
+            continue
+        if not line.strip():
+            can_open = True
+            continue
+        indent = _indent_width(line)
+        if indent >= 4 and (first >= 0 or (can_open and not in_list)):
+            if first < 0:
+                first = ln
+            last = ln
+            continue
+        if first >= 0:
+            spans.append((first, last))
+            first = -1
+        if ln in heading_lines:
+            can_open, in_list = True, False
+            continue
+        if _ITEM.match(line):
+            in_list = True
+        elif indent == 0 and can_open:
+            in_list = False  # a paragraph after a blank line ends the list
+        can_open = False
+    if first >= 0:
+        spans.append((first, last))
+    return spans
 
 
 def _line_flags(spans: list[tuple[int, int]], n: int) -> list[bool]:

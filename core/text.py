@@ -127,5 +127,12 @@ class LineIndex:
 
     @property
     def eol(self) -> str:
-        """The document's dominant line ending, used when memls inserts lines."""
-        return "\r\n" if "\r\n" in self.text else "\n"
+        """The document's dominant line ending, used when memls inserts lines: CRLF when
+        most of its lines end so (one stray CRLF line does not turn inserted lines CRLF)."""
+        return dominant_eol(self.text)
+
+
+def dominant_eol(text: str) -> str:
+    """``"\\r\\n"`` when most line endings of ``text`` are CRLF, else ``"\\n"``."""
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf and crlf * 2 >= text.count("\n") else "\n"

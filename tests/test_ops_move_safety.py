@@ -11,6 +11,7 @@ import shutil
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
@@ -120,6 +121,85 @@ def test_mv_rerun_after_a_crash_finishes_the_move(
     for path in reference.rglob("*.md"):
         assert (root / path.relative_to(reference)).read_bytes() == path.read_bytes()
     assert not (root / "testing.md").exists()
+
+
+@pytest.mark.parametrize("step", range(1, 7))  # this move has six file operations
+def test_mv_crash_at_every_step_then_rerun_converges(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: int
+) -> None:
+    """kill -9 between any two of the move's file operations — each write, the old file's
+    removal, the intent's own removal — and the same `memls mv` again ends where an
+    uninterrupted move ends, byte for byte."""
+    _, root = make_project(tmp_path)
+    (root / "deploy.md").write_text("# Deploy\n\nSee [t](testing.md).\n", encoding="utf-8")
+    (root / "notes.md").write_text("# Notes\n\n[[testing]] and [x](testing.md)\n", "utf-8")
+    plan = plan_for(Workspace(root), "testing.md", "memory/testing.md")
+    reference = tmp_path / "reference"
+    shutil.copytree(root, reference)
+    assert memls(reference, "mv", "testing.md", "memory/testing.md").returncode == 0
+    calls = {"n": 0}
+
+    def crash_at_step(real: Any) -> Any:
+        def call(path: Path, *args: Any, **kwargs: Any) -> Any:
+            calls["n"] += 1
+            if calls["n"] == step:
+                raise OSError("simulated crash")
+            return real(path, *args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(move_module, "atomic_write", crash_at_step(move_module.atomic_write))
+    monkeypatch.setattr(move_module, "atomic_delete", crash_at_step(move_module.atomic_delete))
+    with pytest.raises(OSError, match="simulated crash"):
+        apply_plan(
+            root.resolve(),
+            plan,
+            request=("testing.md", "memory/testing.md", str(root)),
+            summary="moved",
+        )
+    monkeypatch.undo()
+
+    done = memls(root, "mv", "testing.md", "memory/testing.md")
+    if (root / ".memls" / INTENT_FILE).exists() or done.returncode != 0:
+        raise AssertionError(done.stdout + done.stderr)
+    for path in reference.rglob("*.md"):
+        assert (root / path.relative_to(reference)).read_bytes() == path.read_bytes(), path
+    assert sorted(p.relative_to(root) for p in root.rglob("*.md")) == sorted(
+        p.relative_to(reference) for p in reference.rglob("*.md")
+    )
+
+
+def test_mv_leaves_indented_code_as_written(tmp_path: Path) -> None:
+    """A link in an indented (4-space) code block is an example, not a pointer: `mv`
+    leaves it; one in an indented list continuation is a pointer and follows."""
+    _, root = make_project(tmp_path)
+    notes = root / "notes.md"
+    text = (
+        "# Notes\n\n- see [t](testing.md)\n\n    continued [t](testing.md)\n"
+        "- x\n    - nested [t](testing.md)\n\nExample:\n\n    see [t](testing.md)\n"
+    )
+    notes.write_text(text, encoding="utf-8")
+    assert memls(root, "mv", "testing.md", "memory/testing.md").returncode == 0
+    after = notes.read_text(encoding="utf-8")
+    assert after == text.replace("](testing.md)", "](memory/testing.md)", 3)
+    assert after.endswith("    see [t](testing.md)\n")
+
+
+def test_mv_refuses_to_rename_the_index_away(tmp_path: Path) -> None:
+    """`memls mv MEMORY.md notes.md` would leave the root without its index: refused,
+    with the reason inside the JSON, and nothing moved; the same for LOG.md."""
+    _, root = make_project(tmp_path)
+    before = {p: p.read_bytes() for p in root.rglob("*.md")}
+    done = memls(root, "mv", "MEMORY.md", "notes.md", "--json")
+    assert done.returncode == 2
+    answer = json.loads(done.stdout)
+    assert "root's index" in answer["error"]
+    assert "nothing was moved" in answer["error"]
+    assert {p: p.read_bytes() for p in root.rglob("*.md")} == before
+    for name in ("LOG.md",):
+        (root / name).write_text("# Log\n", encoding="utf-8")
+        assert memls(root, "mv", name, "old-log.md").returncode == 2
+        assert (root / name).exists()
 
 
 def test_mv_after_a_crash_refuses_when_a_file_changed_since(tmp_path: Path) -> None:

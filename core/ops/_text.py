@@ -21,6 +21,7 @@ from memls.core.model import Document
 from memls.core.ops import OpError
 from memls.core.parse import MAX_PARSE_CHARS, parse_text
 from memls.core.rules.index import format_bullet_date
+from memls.core.text import dominant_eol
 from memls.core.workspace import index_path
 
 
@@ -49,7 +50,7 @@ class Lines:
 
     def __init__(self, text: str) -> None:
         self.raw = text.split("\n")
-        self.eol_cr = "\r\n" in text
+        self.eol_cr = dominant_eol(text) == "\r\n"
 
     def doc(self, path: Path) -> Document:
         return parse_text(self.text(), path)

@@ -72,6 +72,7 @@ from memls.core.model import Document, FileKind, Position, Range, TextEdit
 from memls.core.ops import OpError, OpResult
 from memls.core.ops._text import sha256_bytes
 from memls.core.ops.checkpoint import sanitize_name
+from memls.core.parse import kind_for
 from memls.core.text import decode_lossless, encode_lossless
 from memls.core.workspace import Workspace, checkpoint_name
 
@@ -211,6 +212,12 @@ def plan_file_move(ws: Workspace, old: Path, new: Path, *, strict: bool = True) 
         new = Path(os.path.normpath(new if new.is_absolute() else root / new))
     if new == old:
         raise OpError(f"{old.name} is already there")
+    role_change = _role_change(old, new)
+    if role_change is not None and strict and kind_for(old) in _ROLES:
+        raise OpError(
+            f"{role_change}: memls does not change what a file is by renaming it "
+            "(nothing was moved)"
+        )
     old_cp, new_cp = checkpoint_name(old), checkpoint_name(new)
     if old_cp is not None and new_cp is not None and old.parent == new.parent == root:
         try:
@@ -243,7 +250,7 @@ def plan_file_move(ws: Workspace, old: Path, new: Path, *, strict: bool = True) 
             text = _relative(ref, ref.target, new.parent)
             if text != ref.text:
                 edits.setdefault(old, []).append(TextEdit(ref.range, text))
-    notes: list[str] = []
+    notes: list[str] = [role_change] if role_change is not None else []
     if old_cp is not None and old.parent == root:
         notes.append(f"{old.name} is a checkpoint; after the move its bullet no longer has a file")
     if new_cp is not None and new.parent == root:
@@ -254,6 +261,25 @@ def plan_file_move(ws: Workspace, old: Path, new: Path, *, strict: bool = True) 
             "file", _rel(root, old), _rel(root, new), ((old, new),), _frozen(edits), tuple(notes)
         ),
     )
+
+
+_ROLES = {
+    FileKind.INDEX: "the root's index (MEMORY.md, loaded at session start)",
+    FileKind.LOG: "the append-only log (LOG.md)",
+    FileKind.HANDOFF: "the compaction handoff (.handoff.md)",
+    FileKind.IDENTITY: "an identity file",
+}
+
+
+def _role_change(old: Path, new: Path) -> str | None:
+    """Why moving ``old`` to ``new`` changes what the file is (the index, the log, the
+    handoff becoming a topic file, or a topic becoming one of them); None when it does not."""
+    before, after = kind_for(old), kind_for(new)
+    if before == after or (before not in _ROLES and after not in _ROLES):
+        return None
+    if before in _ROLES:
+        return f"{old.name} is {_ROLES[before]}; renamed to {new.name} the root would lose it"
+    return f"as {new.name}, {old.name} becomes {_ROLES[after]}"
 
 
 def _rewritten(ref: Ref, new: Path, source_after: Path, root: Path) -> str | None:
