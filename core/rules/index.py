@@ -240,6 +240,8 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     found = bullets(doc, section) if section is not None else []
     facts = _facts(ctx)
     yield from _check_bullets(ctx, found, facts)
+    if section is not None and found:
+        yield from _check_unreadable(ctx, section)
     yield from _check_missing(ctx, section, found, facts)
     if section is not None:
         yield from _check_layout(ctx, section, found)
@@ -411,6 +413,22 @@ def _check_bullets(
             b.paren_range,
             ctx.fix(f"Rewrite as `{paren}`", TextEdit(b.paren_range, paren)),
         )
+
+
+def _check_unreadable(ctx: RuleContext, section: Section) -> Iterator[Diagnostic]:
+    """IX004 for a top-level list item of a memls-format Active Checkpoints section (one
+    that holds ``**name**`` bullets) that names no checkpoint the way resume reads it, such
+    as ``- old-experiment: see notes``."""
+    for item in ctx.doc.items_in(section):
+        if item.indent or item.marker not in ("-", "*", "+") or not item.text.strip():
+            continue
+        if read_bullet(item) is None:
+            yield ctx.diag(
+                "IX004",
+                "bullet is not in the `- **name** (branch, Mon DD HH:MM) — summary` form: "
+                "resume cannot read it — rewrite it, or move it out of Active Checkpoints",
+                item.text_range,
+            )
 
 
 def _name_range(b: Bullet) -> Range:
