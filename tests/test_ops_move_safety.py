@@ -19,7 +19,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 import memls.core.ops.move as move_module
-from memls.core.fsutil import atomic_write
+from memls.core.fsutil import atomic_delete, atomic_write
 from memls.core.ops.move import INTENT_FILE, apply_plan, plan_for
 from memls.core.workspace import Workspace
 from tests.cli_helpers import memls_on as memls
@@ -148,8 +148,8 @@ def test_mv_crash_at_every_step_then_rerun_converges(
 
         return call
 
-    monkeypatch.setattr(move_module, "atomic_write", crash_at_step(move_module.atomic_write))
-    monkeypatch.setattr(move_module, "atomic_delete", crash_at_step(move_module.atomic_delete))
+    monkeypatch.setattr(move_module, "atomic_write", crash_at_step(atomic_write))
+    monkeypatch.setattr(move_module, "atomic_delete", crash_at_step(atomic_delete))
     with pytest.raises(OSError, match="simulated crash"):
         apply_plan(
             root.resolve(),
