@@ -21,12 +21,22 @@ from memls.core.rules.secrets import RULES as SECRET_RULES
 from memls.core.rules.secrets import check_file as check_secrets_file
 from memls.core.rules.secrets import fix_file as fix_secrets_file
 from memls.core.rules.secrets import scan_paths
-from memls.core.workspace import Workspace, enclosing_root, find_roots
+from memls.core.workspace import (
+    KIND_RULES,
+    LOOKED_FOR,
+    RootKind,
+    Workspace,
+    discover,
+    enclosing_root,
+    skipped_files,
+)
 
 SECRET_CODES = tuple(rule.code for rule in SECRET_RULES)
 
 
-def _targets(paths: tuple[Path, ...], root: Path | None) -> dict[Path, list[Path] | None]:
+def _targets(
+    paths: tuple[Path, ...], root: Path | None, walks: list[str] | None = None
+) -> dict[Path, list[Path] | None]:
     """Root → the files to check there (None: every memory file of the root).
 
     A folder (or the current directory when no path is given) is searched for its memory
@@ -47,7 +57,7 @@ def _targets(paths: tuple[Path, ...], root: Path | None) -> dict[Path, list[Path
     out: dict[Path, list[Path] | None] = {}
     for path in paths or (Path.cwd(),):
         if path.is_dir():
-            for base in _folder_roots(path):
+            for base in _folder_roots(path, walks):
                 out[base] = None
             continue
         base = enclosing_root(path) or path.resolve().parent
@@ -57,12 +67,18 @@ def _targets(paths: tuple[Path, ...], root: Path | None) -> dict[Path, list[Path
     return out
 
 
-def _folder_roots(folder: Path) -> list[Path]:
+def _folder_roots(folder: Path, walks: list[str] | None = None) -> list[Path]:
     folder = folder.resolve()
     inside = enclosing_root(folder)
     if inside is not None and inside != folder:
         return [inside]
-    found = find_roots(folder)
+    discovery = discover(folder)
+    if walks is not None:
+        note = f"{display_path(folder)} ({discovery.folders} folders)"
+        if discovery.truncated:
+            note += f" ({discovery.truncated})"
+        walks.append(note)
+    found = discovery.roots
     if inside is not None and inside not in found:
         found.insert(0, inside)
     return found
@@ -118,7 +134,8 @@ def check(
     fixed_total = 0
     checked: list[dict[str, Any]] = []
     searched = [p.resolve() for p in paths if p.is_dir()] or ([] if paths else [Path.cwd()])
-    for base, files in _targets(paths, root).items():
+    walks: list[str] = []
+    for base, files in _targets(paths, root, walks).items():
         try:
             config = load_config(base)
             overrides: dict[str, object] = {}
@@ -132,9 +149,12 @@ def check(
         _check_codes(config.select, "select")
         _check_codes(config.ignore, "ignore")
         ws = Workspace(base, config)
+        before = len(diags)
         targets = files if files is not None else ws.paths()
         scan_secrets = any(config.enabled(code) for code in SECRET_CODES)
         extra = _secret_only(ws, targets, files is None) if scan_secrets else []
+        if files is None and ws.root_kind is RootKind.HANDOFF:
+            extra = []  # the rest of a handoff's folder (docs/ …) is the project's, not memory
         if files is not None:
             for path in extra:
                 if path.suffix.lower() not in (".md", ".markdown"):
@@ -167,24 +187,27 @@ def check(
                 if count and new_bytes is not None and atomic_write(path, new_bytes, root=ws.root):
                     fixed_total += count
             diags.extend(check_secrets_file(ws, path))
-        checked.append(_root_report(ws, targets, extra))
+        found_here = diags[before:]
+        checked.append(_root_report(ws, targets, extra, files is None, found_here))
 
     if fmt == "json":
-        data = {"roots": checked, "diagnostics": to_json(diags)}
+        data: dict[str, Any] = {"roots": checked, "diagnostics": to_json(diags)}
+        data["searched"] = [display_path(p) for p in searched]
+        data["walk"] = walks
+        if not checked:
+            data["message"] = _nothing_found(searched)
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     elif fmt == "sarif":
         click.echo(json.dumps(to_sarif(diags), indent=2))
     else:
         if not checked:
-            where = ", ".join(display_path(p) for p in searched) or "."
-            click.echo(
-                f"No memory found in {where}: looked for MEMORY.md, LOG.md, checkpoint-*.md, "
-                ".handoff.md, memory folders (.claude/memory, memory/ …) and Claude Code's "
-                "auto memory (~/.claude/projects/<slug>/memory). Give the root with --root."
-            )
+            click.echo(_nothing_found(searched))
+            if verbose:
+                for note in walks:
+                    click.echo(f"  {note}")
         else:
-            _print_roots(checked, verbose)
-        _print_text(diags, fixed_total, fix)
+            _print_roots(checked, verbose, walks)
+        _print_text(diags, fixed_total, fix, checked)
     errors = sum(1 for d in diags if d.severity is Severity.ERROR)
     sys.exit(1 if errors and not exit_zero else 0)
 
@@ -205,36 +228,110 @@ def _secret_only(ws: Workspace, targets: list[Path], whole_root: bool) -> list[P
     ]
 
 
-def _root_report(ws: Workspace, files: list[Path], secret_only: list[Path]) -> dict[str, Any]:
+def _nothing_found(searched: list[Path]) -> str:
+    where = ", ".join(display_path(p) for p in searched) or "."
+    return (
+        f"No memory found in {where}: looked for {LOOKED_FOR}. Nothing was checked; give "
+        "the root with --root."
+    )
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _root_report(
+    ws: Workspace,
+    files: list[Path],
+    secret_only: list[Path],
+    whole_root: bool,
+    found: list[Diagnostic],
+) -> dict[str, Any]:
     choice = ws.layout_choice
+    skipped = skipped_files(ws, secret_only) if whole_root else []
+    judged_by = _judged_by(ws, files)
     return {
         "path": display_path(ws.root),
+        "kind": ws.root_kind.value,
         "layout": choice.layout.value,
         "evidence": list(choice.evidence),
         "scores": dict(choice.scores),
         "project_folder": choice.project_folder,
         "repository": display_path(ws.repo_root) if ws.repo_root is not None else None,
-        "files": len(files),
+        "rules": KIND_RULES[ws.root_kind],
+        "judged_by": judged_by,
+        "file_count": len(files),
+        "files": [display_path(p) for p in files],
+        "skipped": [{"path": display_path(p), "why": why} for p, why in skipped],
         "secret_scan_files": [display_path(p) for p in secret_only],
+        "findings": len(found),
         "notes": recognised(ws, files),
     }
 
 
-def _print_roots(checked: list[dict[str, Any]], verbose: bool) -> None:
+_FAMILY_WORDS = {
+    "BN": "bundle",
+    "CP": "checkpoint",
+    "HO": "handoff",
+    "IX": "index and link",
+    "LG": "log",
+    "MB": "memory-bank",
+    "MF": "memory-file",
+    "SC": "secret",
+    "SZ": "size and encoding",
+}
+
+
+def _judged_by(ws: Workspace, files: list[Path]) -> list[str]:
+    """The rule families that had a file of theirs to judge in this root (none: say so)."""
+    from memls.core.model import FileKind
+    from memls.core.workspace import kind_of
+
+    kinds = {kind_of(p) for p in files}
+    families: list[str] = []
+    wanted = {
+        "CP": FileKind.CHECKPOINT in kinds,
+        "HO": FileKind.HANDOFF in kinds,
+        "IX": bool(kinds & {FileKind.INDEX, FileKind.TOPIC}),
+        "LG": FileKind.LOG in kinds,
+        "MB": ws.root_kind.value == "memory-bank" and bool(files),
+        "MF": FileKind.TOPIC in kinds,
+        "SC": bool(files),
+        "SZ": bool(files),
+    }
+    for family, has in wanted.items():
+        if has and any(ws.config.enabled(code) for code in _codes(family)):
+            families.append(_FAMILY_WORDS[family])
+    return families
+
+
+def _codes(family: str) -> list[str]:
+    return [code for code in registry() if code.startswith(family)]
+
+
+def _print_roots(checked: list[dict[str, Any]], verbose: bool, walks: list[str]) -> None:
     if not verbose:
         shown = ", ".join(
-            f"{r['path']} ({r['layout']}, {r['files']} files"
+            f"{r['path']} ({_kind_words(r)}, {_plural(r['file_count'], 'file')}"
             + (f", {n} more scanned for secrets" if (n := len(r["secret_scan_files"])) else "")
             + ")"
             for r in checked
         )
         click.echo(f"Checked {'root' if len(checked) == 1 else 'roots'}: {shown}")
+        for r in checked:
+            if not r["judged_by"]:
+                click.echo(f"  {r['path']}: no rule applies to its files; nothing was judged")
         return
+    for note in walks:
+        click.echo(f"Searched {note}")
     for r in checked:
-        click.echo(f"Checked {r['path']}: {r['files']} memory files")
-        why = "; ".join(r["evidence"]) or "no layout-specific files"
-        scores = ", ".join(f"{k} {v}" for k, v in r["scores"].items())
-        click.echo(f"  layout: {r['layout']} ({why}) [scores: {scores}]")
+        click.echo(f"Checked {r['path']}: {_plural(r['file_count'], 'memory file')}")
+        if r["kind"] != "memory":
+            click.echo(f"  kind: {r['kind']} (rules: {r['rules']})")
+        else:
+            why = "; ".join(r["evidence"]) or "no layout-specific files"
+            scores = ", ".join(f"{k} {v}" for k, v in r["scores"].items())
+            click.echo(f"  layout: {r['layout']} ({why}) [scores: {scores}]")
         if r["project_folder"]:
             click.echo(
                 "  project folder: only memory files by name, and files the index links, "
@@ -242,6 +339,14 @@ def _print_roots(checked: list[dict[str, Any]], verbose: bool) -> None:
             )
         if r["repository"]:
             click.echo(f"  links resolve against: the file, the root, {r['repository']}")
+        if r["judged_by"]:
+            click.echo(f"  judged by: {', '.join(r['judged_by'])} rules")
+        else:
+            click.echo("  judged by: no rule applies to its files; nothing was judged")
+        for path in r["files"]:
+            click.echo(f"  read: {path}")
+        for item in r["skipped"]:
+            click.echo(f"  skipped: {item['path']} ({item['why']})")
         for note in r["notes"]:
             click.echo(f"  recognised: {note}")
         if r["secret_scan_files"]:
@@ -250,6 +355,10 @@ def _print_roots(checked: list[dict[str, Any]], verbose: bool) -> None:
             click.echo(
                 f"  scanned for secrets only: {shown}" + (f" and {more} more" if more > 0 else "")
             )
+
+
+def _kind_words(r: dict[str, Any]) -> str:
+    return str(r["layout"]) if r["kind"] == "memory" else str(r["kind"])
 
 
 def _check_codes(prefixes: tuple[str, ...], option: str) -> None:
@@ -262,7 +371,9 @@ def _check_codes(prefixes: tuple[str, ...], option: str) -> None:
             )
 
 
-def _print_text(diags: list[Diagnostic], fixed: int, fix: bool) -> None:
+def _print_text(
+    diags: list[Diagnostic], fixed: int, fix: bool, checked: list[dict[str, Any]]
+) -> None:
     color = {
         Severity.ERROR: "red",
         Severity.WARNING: "yellow",
@@ -283,7 +394,14 @@ def _print_text(diags: list[Diagnostic], fixed: int, fix: bool) -> None:
         summary += f" Fixed {fixed}."
     if fixable and not fix:
         summary += f" {fixable} fixable with `memls check --fix` [*]."
-    click.echo(summary if diags or fixed else "All checks passed.")
+    if diags or fixed:
+        click.echo(summary)
+    elif not checked:
+        click.echo("No problems reported: no memory file was checked.")
+    elif not any(r["judged_by"] for r in checked):
+        click.echo("No problems reported: no rule applied to the files found.")
+    else:
+        click.echo("All checks passed.")
 
 
 @click.command()

@@ -39,6 +39,9 @@ class Config:
     """Per-code severity overrides, e.g. ``{"CP022": Severity.INFO}``."""
     stale_days: int = 14
     """CP022: a checkpoint older than this many days is stale."""
+    stale_commits: int = 20
+    """HO006/CP024: a handoff or checkpoint this many commits of its branch behind is
+    stale (0: never)."""
     roots: tuple[Path, ...] = ()
     """Explicit memory roots (relative paths resolve against the config file's folder)."""
     index_max_lines: int = 200
@@ -92,6 +95,8 @@ _KEYS = {
     "severity",
     "stale_days",
     "stale-days",
+    "stale_commits",
+    "stale-commits",
     "roots",
     "index_max_lines",
     "index_max_bytes",
@@ -137,6 +142,7 @@ def _apply(base: Config, data: dict[str, Any], base_dir: Path, where: str) -> Co
                 changes[norm] = _path(base_dir, value)
             elif norm in (
                 "stale_days",
+                "stale_commits",
                 "index_max_lines",
                 "index_max_bytes",
                 "large_document_bytes",

@@ -13,6 +13,13 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+QUERY_TIMEOUT = 5.0
+"""A question git cannot answer within this many seconds has no answer (never a hang)."""
+HISTORY_TIMEOUT = 2.0
+"""The history walk for the staleness rules gives up sooner: it is evidence, not a need."""
+HISTORY_COMMITS = 400
+"""How many commits of the current branch's history that walk reads (newest first)."""
+
 
 class GitError(RuntimeError):
     """A git command failed; the message carries git's own words."""
@@ -33,8 +40,10 @@ def run_git(
     input_bytes: bytes | None = None,
     env: dict[str, str] | None = None,
     check: bool = True,
+    timeout: float | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run git with a clean, non-interactive environment."""
+    """Run git with a clean, non-interactive environment (``timeout``: give up after that
+    many seconds with :class:`GitError`)."""
     full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
     try:
         proc = subprocess.run(
@@ -44,9 +53,12 @@ def run_git(
             capture_output=True,
             env=full_env,
             check=False,
+            timeout=timeout,
         )
     except FileNotFoundError as exc:
         raise GitError("git is not installed") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise GitError(f"git {args[0] if args else ''} took over {timeout} s") from exc
     if check and proc.returncode != 0:
         msg = proc.stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed"
         raise GitError(msg)
@@ -74,11 +86,13 @@ class Git:
             self._cache[key] = value
         return value
 
-    def _out(self, *args: str) -> str | None:
+    def _out(self, *args: str, timeout: float = QUERY_TIMEOUT) -> str | None:
         if not self.cwd.is_dir():
             return None
         try:
-            proc = run_git(self.cwd, *args, check=False)
+            proc = run_git(
+                self.cwd, *args, check=False, timeout=timeout, env={"GIT_OPTIONAL_LOCKS": "0"}
+            )
         except GitError:
             return None
         if proc.returncode != 0:
@@ -162,7 +176,7 @@ class Git:
             if not self.cwd.is_dir():
                 return None
             try:
-                proc = run_git(top, "show", f"HEAD:{rel}", check=False)
+                proc = run_git(top, "show", f"HEAD:{rel}", check=False, timeout=QUERY_TIMEOUT)
             except GitError:
                 return None
             if proc.returncode != 0:
@@ -171,3 +185,218 @@ class Git:
 
         value = self._cached(f"show:{rel}", compute)
         return value if isinstance(value, str) else None
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One commit of the current branch's history, with the paths it changed."""
+
+    sha: str
+    time: int  # committer time, seconds since the epoch
+    subject: str
+    changes: tuple[tuple[str, str], ...]  # (status letter, repository-relative path)
+
+    @property
+    def short(self) -> str:
+        return self.sha[:9]
+
+
+@dataclass(frozen=True)
+class History:
+    """The newest commits of HEAD (newest first) and what each path went through in them."""
+
+    commits: tuple[Commit, ...]
+    complete: bool
+    """True when the walk reached the first commit (the window is the whole history)."""
+    last_change: dict[str, int]
+    """Path → position (0 = HEAD) of the newest commit that changed it."""
+    deleted: dict[str, int]
+    """Path → position of the commit that deleted it, when that is its newest change."""
+    added_by: dict[int, tuple[str, ...]]
+    """Position → paths that commit added (a deletion beside an addition of the same
+    name in one commit is a move)."""
+
+    def since(self, when: float) -> int:
+        """How many commits of the window are newer than ``when`` (epoch seconds)."""
+        return sum(1 for c in self.commits if c.time > when)
+
+
+def parse_history(out: str, limit: int) -> History:
+    """``git log --format=%x1e%H%x1f%ct%x1f%s --name-status`` output as a :class:`History`."""
+    commits: list[Commit] = []
+    for record in out.split("\x1e")[1:]:
+        head, _, rest = record.partition("\n")
+        parts = head.split("\x1f")
+        if len(parts) < 3:
+            continue
+        changes: list[tuple[str, str]] = []
+        for line in rest.splitlines():
+            status, tab, path = line.partition("\t")
+            if tab and status:
+                changes.append((status[0], path))
+        try:
+            when = int(parts[1])
+        except ValueError:
+            continue
+        commits.append(Commit(parts[0], when, parts[2], tuple(changes)))
+    last: dict[str, int] = {}
+    deleted: dict[str, int] = {}
+    added: dict[int, tuple[str, ...]] = {}
+    for pos, commit in enumerate(commits):
+        adds = []
+        for status, path in commit.changes:
+            if status == "A":
+                adds.append(path)
+            if path in last:
+                continue
+            last[path] = pos
+            if status == "D":
+                deleted[path] = pos
+        if adds:
+            added[pos] = tuple(adds)
+    return History(tuple(commits), len(commits) < limit, last, deleted, added)
+
+
+def _history(git: Git, limit: int) -> History | None:
+    out = git._out(
+        "-c",
+        "core.quotePath=false",
+        "log",
+        f"--max-count={limit}",
+        "--no-renames",
+        "--name-status",
+        "--format=%x1e%H%x1f%ct%x1f%s",
+        "HEAD",
+        "--",
+        timeout=HISTORY_TIMEOUT,
+    )
+    return parse_history(out, limit) if out is not None else None
+
+
+def history(git: Git, limit: int = HISTORY_COMMITS) -> History | None:
+    """HEAD's newest ``limit`` commits with their changed paths: one ``git log`` per
+    repository, cached until :meth:`Git.invalidate`; None outside a repository, on an
+    unborn branch, or when git does not answer within :data:`HISTORY_TIMEOUT`."""
+    value = git._cached(f"history:{limit}", lambda: _history(git, limit))
+    return value if isinstance(value, History) else None
+
+
+def status_of(git: Git, paths: list[Path]) -> dict[str, str] | None:
+    """``git status`` letters of the given files (repository-relative path → ``XY``; a
+    clean tracked file is absent, an ignored one is ``!!``): one call for all of them,
+    cached per file size and time so an edit asks again. None when git cannot tell."""
+    top = git.toplevel
+    if top is None or not paths:
+        return None
+    stamps: list[str] = []
+    for path in paths:
+        try:
+            st = path.stat()
+            stamps.append(f"{path}:{st.st_mtime_ns}:{st.st_size}")
+        except OSError:
+            stamps.append(f"{path}:-")
+
+    def compute() -> dict[str, str] | None:
+        out = git._out(
+            "status", "--porcelain=v1", "-z", "--ignored=matching", "--", *map(str, paths)
+        )
+        if out is None:
+            return None
+        found: dict[str, str] = {}
+        entries = out.split("\0")
+        i = 0
+        while i < len(entries):
+            entry = entries[i]
+            i += 1
+            if len(entry) < 4:
+                continue
+            found[entry[3:]] = entry[:2]
+            if entry[0] in "RC":
+                i += 1  # the rename's source path follows
+        return found
+
+    value = git._cached("status-of:" + "|".join(stamps), compute)
+    return value if isinstance(value, dict) else None
+
+
+def default_branch(git: Git) -> str | None:
+    """The branch work is merged into: ``origin/HEAD``'s target, else a local ``main``
+    or ``master`` (None when neither can be told)."""
+
+    def compute() -> str | None:
+        out = git._out("symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD")
+        if out and out.strip():
+            return out.strip()
+        branches = git.branches()
+        if branches is None:
+            return None
+        for name in ("main", "master", "trunk", "develop"):
+            if name in branches.local:
+                return name
+        return None
+
+    value = git._cached("default-branch", compute)
+    return value if isinstance(value, str) else None
+
+
+def merged_branches(git: Git, into: str) -> frozenset[str]:
+    """Local and remote branch names (without the remote) whose tip ``into`` contains."""
+
+    def compute() -> frozenset[str]:
+        out = git._out(
+            "for-each-ref", f"--merged={into}", "--format=%(refname)", "refs/heads", "refs/remotes"
+        )
+        names: set[str] = set()
+        for ref in (out or "").splitlines():
+            if ref.startswith("refs/heads/"):
+                names.add(ref[len("refs/heads/") :])
+            elif ref.startswith("refs/remotes/"):
+                rest = ref[len("refs/remotes/") :]
+                if "/" in rest and not rest.endswith("/HEAD"):
+                    names.add(rest.split("/", 1)[1])
+        return frozenset(names)
+
+    value = git._cached(f"merged:{into}", compute)
+    return value if isinstance(value, frozenset) else frozenset()
+
+
+def merge_commit(git: Git, branch: str, into: str) -> Commit | None:
+    """The merge commit that brought ``branch`` into ``into`` (the oldest merge on the
+    ancestry path between them); None for a fast-forward or a branch with no work of its
+    own — a branch just made from ``into`` is not "merged"."""
+    branches = git.branches()
+    if branches is None:
+        return None
+    tip = branch if branch in branches.local else None
+    if tip is None and branch in branches.remote:
+        out = git._out("for-each-ref", "--format=%(refname:short)", f"refs/remotes/*/{branch}")
+        tip = (out or "").split("\n", 1)[0].strip() or None
+    if tip is None:
+        return None
+
+    def compute() -> Commit | None:
+        out = git._out(
+            "log", "--ancestry-path", "--merges", "--format=%H%x1f%ct%x1f%s", f"{tip}..{into}", "--"
+        )
+        lines = [ln for ln in (out or "").splitlines() if ln.count("\x1f") >= 2]
+        if not lines:
+            return None
+        sha, when, subject = lines[-1].split("\x1f", 2)
+        try:
+            return Commit(sha, int(when), subject, ())
+        except ValueError:
+            return None
+
+    value = git._cached(f"merge-commit:{tip}:{into}", compute)
+    return value if isinstance(value, Commit) else None
+
+
+def has_refs(git: Git, prefix: str) -> bool:
+    """Whether any ref lives under ``prefix`` (``refs/memls/``: the root uses snapshots)."""
+
+    def compute() -> bool:
+        out = git._out("for-each-ref", "--count=1", "--format=%(refname)", prefix)
+        return bool(out and out.strip())
+
+    value = git._cached(f"has-refs:{prefix}", compute)
+    return value is True

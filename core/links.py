@@ -374,6 +374,8 @@ def _line_links(
                 target = m.group("target").strip()
                 if not target:
                     continue  # [[#heading]]: a link inside the same note
+                if target.startswith("--") or line.endswith("--", 0, m.start()):
+                    continue  # a Lua block comment `--[[ … ]]` (or `[[----…]]`), no note
                 t_start = m.start("target") + (
                     len(m.group("target")) - len(m.group("target").lstrip())
                 )

@@ -7,10 +7,11 @@ one, checks, and exits. Open editor buffers override disk content through :meth:
 from __future__ import annotations
 
 import enum
+import functools
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -116,29 +117,52 @@ def _frontmatter_head(path: Path) -> str | None:
 
 def typed_memories(folder: Path, limit: int = 40) -> tuple[int, int]:
     """(topic files sampled, of which carry name/description/type frontmatter) in ``folder``."""
-    sampled = typed = 0
+    sampled, typed, _ = typed_memories_counted(folder, limit)
+    return sampled, typed
+
+
+def typed_memories_counted(folder: Path, limit: int = 40) -> tuple[int, int, int]:
+    """(topic files sampled, of which typed, topic files in all) in ``folder``: the first
+    ``limit`` topic files (by name) are read, every one is counted."""
+    sampled = typed = total = 0
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:
-        return 0, 0
+        return 0, 0, 0
     for entry in entries:
-        if sampled >= limit:
-            break
         name = entry.name
         if not name.endswith(".md") or name in ("MEMORY.md", "LOG.md") or name.startswith("."):
             continue
         path = Path(entry.path)
         if kind_for(path) is not FileKind.TOPIC or is_dated(path):
             continue
+        total += 1
+        if sampled >= limit:
+            continue
         sampled += 1
         fm = _frontmatter_head(path)
         if fm is not None and ("description" in fm or _FM_TYPE.search(fm)):
             typed += 1
-    return sampled, typed
+    return sampled, typed, total
+
+
+def _typed_words(typed: int, sampled: int, total: int, what: str) -> str:
+    """'3 of 5 topic files', or '39 of the first 40 of 54 topic files' when not all were read."""
+    if sampled >= total:
+        return f"{typed} of {total} {what}"
+    return f"{typed} of the first {sampled} of {total} {what}"
+
+
+DOC_FOLDERS = frozenset({"docs", "doc", "documentation", "wiki", "checkpoints"})
+"""Folders of a repository that hold memory among other documents (docs/MEMORY.md,
+docs/checkpoints/): there, as in a project folder, only memory files by name and files the
+index links are memory files."""
 
 
 def _is_project_folder(root: Path) -> bool:
-    return any(os.path.lexists(root / m) for m in PROJECT_MARKERS) or (root / "src").is_dir()
+    if any(os.path.lexists(root / m) for m in PROJECT_MARKERS) or (root / "src").is_dir():
+        return True
+    return root.name.lower() in DOC_FOLDERS and find_repo_root(root) is not None
 
 
 def layout_choice(root: Path) -> LayoutChoice:
@@ -158,9 +182,10 @@ def layout_choice(root: Path) -> LayoutChoice:
         add(Layout.CLAUDE, 3, "the folder is Claude Code's ~/.claude/projects/<slug>/memory")
     elif root.name in ("memory", "memories") and root.parent.name == ".claude":
         add(Layout.CLAUDE, 3, f"the folder is a project's .claude/{root.name}")
-    sampled, typed = typed_memories(root)
+    sampled, typed, total = typed_memories_counted(root)
     if typed and isfile("MEMORY.md"):
-        add(Layout.CLAUDE, 2, f"{typed} of {sampled} topic files carry name/description/type")
+        words = _typed_words(typed, sampled, total, "topic files")
+        add(Layout.CLAUDE, 2, f"{words} carry name/description/type")
     # Orchestrator (MS4PI)
     if has_memory_dir:
         if isfile("LOG.md"):
@@ -169,9 +194,10 @@ def layout_choice(root: Path) -> LayoutChoice:
             add(Layout.ORCHESTRATOR, 2, "memory/MEMORY.md")
         if (root / "transcripts").is_dir():
             add(Layout.ORCHESTRATOR, 1, "transcripts/")
-        m_sampled, m_typed = typed_memories(memory)
+        m_sampled, m_typed, m_total = typed_memories_counted(memory)
         if m_typed:
-            add(Layout.ORCHESTRATOR, 1, f"{m_typed} of {m_sampled} memory/*.md carry frontmatter")
+            words = _typed_words(m_typed, m_sampled, m_total, "memory/*.md")
+            add(Layout.ORCHESTRATOR, 1, f"{words} carry frontmatter")
         dated = _dated_count(memory)
         if dated:
             add(Layout.WORKSPACE, 2, f"{dated} dated daily logs in memory/")
@@ -233,12 +259,198 @@ def index_path(root: Path, layout: Layout | None = None) -> Path:
     return root / "MEMORY.md"
 
 
-def memory_files(root: Path) -> list[Path]:
-    """Every Markdown memory file of a root (both layouts), sorted, symlinks out of the root skipped."""
+class RootKind(enum.Enum):
+    """What kind of memory a root holds: memls's own layouts, or another tool's format."""
+
+    MEMORY = "memory"
+    """MEMORY.md, LOG.md, checkpoint-*.md, a Claude Code or orchestrator or workspace root."""
+    MEMORY_BANK = "memory-bank"
+    """A Cline / Cursor memory bank: projectbrief.md, activeContext.md, progress.md …"""
+    SERENA = "serena"
+    """Serena's ``.serena/memories/``: notes the agent reads by name on demand."""
+    CODEX = "codex"
+    """Codex's ``~/.codex/memories/``: memory_summary.md, MEMORY.md, rollout_summaries/."""
+    MEMORY_TOOL = "memory-tool"
+    """A ``memories/`` folder kept for Anthropic's memory tool: files the model writes."""
+    HERMES = "hermes"
+    """Hermes Agent's ``memories/``: MEMORY.md and USER.md, entries separated by ``§``."""
+    HANDOFF = "handoff"
+    """A folder whose only memory is a handoff (HANDOFF.md, docs/HANDOFF.md, .handoff.md)."""
+
+
+MEMORY_BANK_FILES = (
+    "projectbrief.md",
+    "productContext.md",
+    "activeContext.md",
+    "systemPatterns.md",
+    "techContext.md",
+    "progress.md",
+)
+"""The six core files of a Cline / Cursor memory bank (tasks.md and journal/ are optional)."""
+_MEMORY_BANK_LOWER = {n.lower() for n in MEMORY_BANK_FILES}
+MEMORY_BANK_DIRS = ("memory-bank", "memory_bank", "cline_docs")
+_HANDOFF_NAME = re.compile(r"^(\.handoff|handoff)([-_. ][^/]*)?\.md$", re.IGNORECASE)
+_FOREIGN = (
+    "BN", "CP", "HO", "LG", "IX00", "IX010", "IX011", "MF001", "MF002", "SZ002", "SZ003", "SZ004",
+)  # fmt: skip
+_NOT_FOR_KIND: dict[RootKind, tuple[str, ...]] = {
+    RootKind.MEMORY: (),  # MB rules look for a memory bank themselves
+    RootKind.MEMORY_BANK: _FOREIGN,
+    RootKind.SERENA: ("MB", *_FOREIGN),
+    RootKind.MEMORY_TOOL: ("MB", *_FOREIGN),
+    RootKind.HERMES: ("MB", *_FOREIGN),
+    RootKind.CODEX: (
+        "MB", "BN", "CP", "HO", "LG", "IX001", "IX002", "IX003", "IX004", "IX005", "IX006",
+        "IX007", "IX008", "IX010", "IX011", "MF001", "MF002", "SZ002", "SZ003", "SZ004",
+    ),
+    RootKind.HANDOFF: ("MB", "BN", "CP", "LG", "IX", "MF", "SZ002", "SZ003", "SZ004"),
+}  # fmt: skip
+"""Rule codes (prefixes) that do not apply to a kind of root: another tool's files are not
+in memls's format, and the snapshot limits are for roots memls snapshots."""
+KIND_RULES: dict[RootKind, str] = {
+    RootKind.MEMORY: "every rule",
+    RootKind.MEMORY_BANK: "MB (core files, staleness), IX012 (links), SC (secrets), SZ001",
+    RootKind.SERENA: "IX012 (links), MF003 (duplicates), SC (secrets), SZ001 (encoding)",
+    RootKind.MEMORY_TOOL: "IX012 (links), MF003 (duplicates), SC (secrets), SZ001 (encoding)",
+    RootKind.HERMES: "IX012 (links), MF003 (duplicates), SC (secrets), SZ001 (encoding)",
+    RootKind.CODEX: "IX009 (pointers), IX012 (links), MF003, SC (secrets), SZ001, SZ005",
+    RootKind.HANDOFF: "HO (handoff), SC (secrets), SZ001 (encoding), SZ005",
+}
+"""What each kind of root is judged by, in words (for `memls check --verbose` and JSON)."""
+
+
+def is_handoff_name(name: str) -> bool:
+    """``.handoff.md``, ``HANDOFF.md``, ``handoff.md``, ``HANDOFF-2026-11.md`` (any case);
+    a template (``handoff-template.md``) is not a handoff."""
+    return _HANDOFF_NAME.match(name) is not None and "template" not in name.lower()
+
+
+def is_hermes_memory(folder: Path) -> bool:
+    """Hermes Agent's memory folder: ``memories/MEMORY.md`` (or USER.md) whose entries are
+    separated by lines holding only ``§``."""
+    if folder.name != "memories":
+        return False
+    for name in ("MEMORY.md", "USER.md"):
+        try:
+            with (folder / name).open("rb") as fh:
+                head = fh.read(65536).decode("utf-8", "replace")
+        except OSError:
+            continue
+        if any(line.strip() == "§" for line in head.splitlines()):
+            return True
+    return False
+
+
+_POINTER_LINE = re.compile(
+    r"^\s*(?:[-*+]|\d+[.)])\s+.*(?:\]\([^)\s]+\)|\[\[[^\]]+\]\]|`[^`]+\.md`)", re.IGNORECASE
+)
+
+
+def reads_like_index(path: Path) -> bool:
+    """A MEMORY.md that is a memory index, not a document about memory (a design note in
+    ``docs/``): it has an ``## Active Checkpoints`` section, or at least a third of its
+    text lines are list items that point at a file (a link, a wikilink, a backticked .md)."""
+    try:
+        with path.open("rb") as fh:
+            text = fh.read(131072).decode("utf-8", "replace")
+    except OSError:
+        return False
+    if re.search(r"^#+\s*Active Checkpoints\s*$", text, re.MULTILINE):
+        return True
+    lines = [
+        line
+        for line in text.splitlines()
+        if line.strip() and not line.lstrip().startswith(("#", "---", ">", "|", "```"))
+    ]
+    if not lines:
+        return False
+    pointers = sum(1 for line in lines if _POINTER_LINE.match(line))
+    return pointers * 3 >= len(lines)
+
+
+def is_markdown_name(name: str) -> bool:
+    """A Markdown file name: ``.md`` in any case (``NOTES.MD`` too)."""
+    return name.lower().endswith(".md")
+
+
+def root_kind(root: Path) -> RootKind:
+    """The kind of memory ``root`` holds, from its name, its parent's and the files in it."""
+    name = root.name
+    parent = root.parent.name
+    if (name == "memories" and parent == ".codex") or (root / "memory_summary.md").is_file():
+        return RootKind.CODEX
+    if name == "memories" and parent == ".serena":
+        return RootKind.SERENA
+    if is_hermes_memory(root):
+        return RootKind.HERMES
+    if is_memory_bank(root):
+        return RootKind.MEMORY_BANK
+    if is_root(root) or (root / "memory" / "MEMORY.md").is_file() or _journal_log_in(root):
+        return RootKind.MEMORY
+    if name == "memories" and parent != ".claude":
+        return RootKind.MEMORY_TOOL
+    if _handoff_files(root):
+        return RootKind.HANDOFF
+    return RootKind.MEMORY
+
+
+def is_memory_bank(folder: Path) -> bool:
+    """A Cline / Cursor memory bank: a ``memory-bank/`` folder with one of its core files,
+    or any folder with three of them (projectbrief.md, activeContext.md, progress.md …)."""
+    try:
+        names = {e.name.lower() for e in os.scandir(folder) if e.is_file()}
+    except OSError:
+        return False
+    core = len(names & _MEMORY_BANK_LOWER)
+    return core >= 3 or (core >= 1 and folder.name.lower() in MEMORY_BANK_DIRS)
+
+
+NOT_MEMORY_FOLDERS = frozenset({"commands", "skills", "prompts", "templates", "agents"})
+"""Folders whose handoff-named files are instructions (a Claude Code slash command, an
+Agent Skill, a template), not handoffs."""
+
+
+def _handoff_files(folder: Path) -> list[Path]:
+    if folder.name.lower() in NOT_MEMORY_FOLDERS:
+        return []
+    try:
+        return sorted(
+            Path(e.path) for e in os.scandir(folder) if is_handoff_name(e.name) and e.is_file()
+        )
+    except OSError:
+        return []
+
+
+_NESTED_KINDS = {
+    RootKind.MEMORY_BANK: 2,
+    RootKind.SERENA: 3,
+    RootKind.MEMORY_TOOL: 3,
+    RootKind.HERMES: 0,
+}
+"""Kinds whose subfolders are part of the memory (a memory bank's journal/), and how deep."""
+_CODEX_DIRS = ("rollout_summaries",)
+
+
+def memory_files(root: Path, kind: RootKind | None = None) -> list[Path]:
+    """Every Markdown memory file of a root, sorted, symlinks out of the root skipped.
+
+    A memls root: the folder, ``memory/`` and ``transcripts/.handoff.md``. A memory bank,
+    Serena's or the memory tool's folder: its Markdown files, subfolders included. Codex:
+    the folder and ``rollout_summaries/``. A handoff folder: its handoff files only."""
+    kind = kind or root_kind(root)
+    if kind is RootKind.HANDOFF:
+        return _handoff_files(root)
     found: list[Path] = []
-    places = [root, root / "memory", root / "transcripts"]
+    depth = _NESTED_KINDS.get(kind, 0)
+    if kind is RootKind.MEMORY:
+        places = [(root, 0), (root / "memory", 0), (root / "transcripts", 0)]
+    elif kind is RootKind.CODEX:
+        places = [(root, 0), *((root / d, 0) for d in _CODEX_DIRS)]
+    else:
+        places = [(root, depth)]
     real_root = root.resolve()
-    for place in places:
+    while places:
+        place, more = places.pop(0)
         if not place.is_dir():
             continue
         try:
@@ -246,9 +458,13 @@ def memory_files(root: Path) -> list[Path]:
         except OSError:
             continue
         for entry in entries:
-            if not entry.name.endswith(".md") or entry.name.startswith(TEMP_PREFIX):
+            name = entry.name
+            if more and not name.startswith(".") and entry.is_dir(follow_symlinks=False):
+                places.append((Path(entry.path), more - 1))
                 continue
-            if place.name == "transcripts" and place != root and entry.name != ".handoff.md":
+            if not is_markdown_name(name) or name.startswith(TEMP_PREFIX):
+                continue
+            if place.name == "transcripts" and place != root and name != ".handoff.md":
                 continue
             path = Path(entry.path)
             try:
@@ -259,7 +475,56 @@ def memory_files(root: Path) -> list[Path]:
             except OSError:
                 continue
             found.append(path)
-    return found
+    return sorted(found)
+
+
+_DATED_HEADING = re.compile(r"^#{1,3}\s.*\b\d{4}-\d{2}-\d{2}\b", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=4096)
+def _dated_journal(path: str, _stamp: int) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(65536).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return len(_DATED_HEADING.findall(head)) >= 2
+
+
+def is_journal_log(path: Path) -> bool:
+    """A ``log.md`` (any case but ``LOG.md``) that is a dated journal: two or more headings
+    carrying a date. Such a file is a LOG; a ``log.md`` about logging is not."""
+    if path.name.lower() != "log.md" or path.name == "LOG.md":
+        return False
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        return False
+    return _dated_journal(str(path), stamp)
+
+
+def _journal_log_in(folder: Path) -> bool:
+    try:
+        return any(
+            is_journal_log(Path(e.path)) for e in os.scandir(folder) if e.name.lower() == "log.md"
+        )
+    except OSError:
+        return False
+
+
+def kind_of(path: Path) -> FileKind:
+    """The file kind as the workspace reads it: :func:`kind_for`, plus handoffs by their
+    other names (HANDOFF.md, docs/HANDOFF.md), a dated journal named ``log.md``, and
+    ``.MD`` files read as Markdown."""
+    name = path.name
+    if name != ".handoff.md" and is_handoff_name(name):
+        return FileKind.HANDOFF
+    if is_journal_log(path):
+        return FileKind.LOG
+    kind = kind_for(path)
+    if kind is FileKind.OTHER and is_markdown_name(name):
+        return kind_for(path.with_name(path.stem + ".md"))
+    return kind
 
 
 def transcript_files(root: Path, extra: Iterable[Path] = ()) -> list[Path]:
@@ -303,6 +568,12 @@ def checkpoint_name(path: Path) -> str | None:
     return m.group("name") if m else None
 
 
+def for_kind(config: Config, kind: RootKind) -> Config:
+    """``config`` with the rules that do not apply to ``kind`` of root switched off."""
+    off = tuple(c for c in _NOT_FOR_KIND.get(kind, ()) if c not in config.ignore)
+    return replace(config, ignore=(*config.ignore, *off)) if off else config
+
+
 @dataclass(frozen=True)
 class IndexEntry:
     """One bullet of ``## Active Checkpoints``."""
@@ -319,7 +590,11 @@ class Workspace:
 
     def __init__(self, root: Path, config: Config | None = None, git: Git | None = None) -> None:
         self.root = root.resolve()
-        self.config = config if config is not None else load_config(self.root)
+        self.root_kind = root_kind(self.root)
+        """What kind of memory the root holds; rules that do not apply to it are off."""
+        self._config = for_kind(
+            config if config is not None else load_config(self.root), self.root_kind
+        )
         self.git = git if git is not None else Git(self.root)
         self.layout_choice = layout_choice(self.root)
         self.layout = self.layout_choice.layout
@@ -345,10 +620,19 @@ class Workspace:
         self.listeners: list[Callable[[Path | None], None]] = []
         """Called with each invalidated path (None: everything); the link graph listens."""
 
+    @property
+    def config(self) -> Config:
+        """The root's configuration, with the rules its kind of memory does not take off."""
+        return self._config
+
+    @config.setter
+    def config(self, config: Config) -> None:
+        self._config = for_kind(config, self.root_kind)
+
     # -- files -------------------------------------------------------------
     def paths(self) -> list[Path]:
         if self._paths is None:
-            on_disk = memory_files(self.root)
+            on_disk = memory_files(self.root, self.root_kind)
             extra = [p for p in self._overlays if p not in on_disk and self.contains(p)]
             listed = sorted(set(on_disk) | set(extra))
             if self.layout_choice.project_folder:
@@ -362,7 +646,7 @@ class Workspace:
         keep = [
             p
             for p in listed
-            if p.parent != self.root or kind_for(p) not in (FileKind.TOPIC, FileKind.OTHER)
+            if p.parent != self.root or kind_of(p) not in (FileKind.TOPIC, FileKind.OTHER)
         ]
         candidates = {p for p in listed if p not in keep}
         if not candidates:
@@ -402,7 +686,7 @@ class Workspace:
         if doc is not None:
             return doc
         if path in self._overlays:
-            doc = parse_text(self._overlays[path], path)
+            doc = parse_text(self._overlays[path], path, kind_of(path))
         else:
             try:
                 if path.stat().st_size > MAX_FILE_BYTES:
@@ -412,7 +696,7 @@ class Workspace:
             except OSError:
                 return None
             with no_gc():
-                doc = parse_bytes(data, path)
+                doc = parse_bytes(data, path, kind_of(path))
         self._docs[path] = doc
         return doc
 
@@ -502,9 +786,18 @@ class Workspace:
     def _listable(self, path: Path) -> bool:
         """Whether ``memory_files`` would list ``path`` (without touching the disk)."""
         name = path.name
-        if not name.endswith(".md") or name.startswith(TEMP_PREFIX):
+        if not is_markdown_name(name) or name.startswith(TEMP_PREFIX):
             return False
         parent = path.parent
+        kind = self.root_kind
+        if kind is RootKind.HANDOFF:
+            return parent == self.root and is_handoff_name(name)
+        if kind in _NESTED_KINDS:
+            return self.root in path.parents and len(path.relative_to(self.root).parts) <= (
+                _NESTED_KINDS[kind] + 1
+            )
+        if kind is RootKind.CODEX:
+            return parent == self.root or parent in (self.root / d for d in _CODEX_DIRS)
         if parent in (self.root, self.root / "memory"):
             return True
         return parent == self.root / "transcripts" and name == ".handoff.md"
@@ -521,6 +814,12 @@ class Workspace:
             listener(None)
         self.layout_choice = layout_choice(self.root)
         self.layout = self.layout_choice.layout
+        kind = root_kind(self.root)
+        if kind is not self.root_kind:
+            old = set(_NOT_FOR_KIND.get(self.root_kind, ()))
+            kept = tuple(c for c in self._config.ignore if c not in old)
+            self.root_kind = kind
+            self.config = replace(self._config, ignore=kept)
         self.links.invalidate()
         self.git.invalidate()
 
@@ -580,14 +879,14 @@ class Workspace:
             return cached[1], cached[2]
         groups: dict[FileKind, list[Path]] = {}
         for p in self._paths or ():
-            groups.setdefault(kind_for(p), []).append(p)
+            groups.setdefault(kind_of(p), []).append(p)
         self._kinds = (self._paths, groups, set(self._paths or ()))
         return groups, self._kinds[2]
 
     def affected_by(self, path: Path) -> set[Path]:
         """Documents whose diagnostics may change when ``path`` changes."""
         affected = {path}
-        kind = kind_for(path)
+        kind = kind_of(path)
         idx = self.index_path
         if path != idx:
             affected.add(idx)
@@ -643,7 +942,7 @@ class Workspace:
         return targets
 
     def topic_files(self) -> list[Path]:
-        return [p for p in self.paths() if kind_for(p) is FileKind.TOPIC]
+        return [p for p in self.paths() if kind_of(p) is FileKind.TOPIC]
 
     def resolve_pointer(self, doc: Document, target: str) -> Path | None:
         """Where a pointer in ``doc`` leads, if that file exists (relative to doc, then root)."""
@@ -670,11 +969,22 @@ def repo_root_for(root: Path) -> Path | None:
 
 def project_for_slug(slug: str, limit: int = 5000) -> Path | None:
     """The existing folder a Claude Code project slug stands for (``-home-me-my-app`` →
-    ``/home/me/my-app``): ``/``, ``-``, ``.``, ``_`` and spaces all became ``-``."""
+    ``/home/me/my-app``): ``/``, ``-``, ``.``, ``_`` and spaces all became ``-``. A name is
+    only extended while some entry of its folder starts with it, so a long path of
+    underscored names stays a short search."""
     parts = slug.lstrip("-").split("-")
     if not parts or not parts[0]:
         return None
     budget = [limit]
+    listings: dict[str, tuple[str, ...]] = {}
+
+    def names(folder: str) -> tuple[str, ...]:
+        if folder not in listings:
+            try:
+                listings[folder] = tuple(os.listdir(folder or "/"))
+            except OSError:
+                listings[folder] = ()
+        return listings[folder]
 
     def walk(prefix: str, i: int) -> Path | None:
         budget[0] -= 1
@@ -686,7 +996,8 @@ def project_for_slug(slug: str, limit: int = 5000) -> Path | None:
             if joiner == "/" and not os.path.isdir(prefix):
                 continue
             candidate = prefix + joiner + parts[i]
-            if joiner != "/" and i + 1 == len(parts) and not os.path.isdir(candidate):
+            folder, _, last = candidate.rpartition("/")
+            if not any(n.startswith(last) for n in names(folder)):
                 continue
             found = walk(candidate, i + 1)
             if found is not None:
@@ -696,19 +1007,6 @@ def project_for_slug(slug: str, limit: int = 5000) -> Path | None:
     return walk("/" + parts[0], 1)
 
 
-SUBROOT_CANDIDATES = (
-    ".claude/memory",
-    ".claude/memories",
-    "memory",
-    "memories",
-    ".memory",
-    "docs/memory",
-    ".agent/memory",
-    ".agents/memory",
-)
-"""Folders of a project that hold memory of their own (checked by ``find_roots``)."""
-
-
 def _looks_like_memory_folder(folder: Path) -> bool:
     if is_root(folder) or (folder / ".handoff.md").is_file():
         return True
@@ -716,29 +1014,263 @@ def _looks_like_memory_folder(folder: Path) -> bool:
     return typed > 0 or (_dated_count(folder) > 0 and sampled == 0)
 
 
-def find_roots(folder: Path, *, home: Path | None = None) -> list[Path]:
-    """Every memory root a folder holds: itself (MEMORY.md, LOG.md, checkpoints, a
-    handoff), memory folders below it (``.claude/memory``, ``memory/`` …) and Claude Code's
-    auto-memory folder for the project. Used when ``memls check`` is given a folder."""
+WALK_SKIP = frozenset(
+    {
+        ".git", ".hg", ".svn", ".memls", "node_modules", "bower_components", ".venv", "venv",
+        "virtualenv", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox",
+        ".nox", "site-packages", "build", "dist", "target", "out", ".next", ".nuxt",
+        ".svelte-kit", ".turbo", ".cache", ".gradle", ".idea", "Pods", "DerivedData",
+        "vendor", "coverage", ".terraform", ".dart_tool", "bin", "obj",
+    }
+)  # fmt: skip
+"""Folders the discovery walk never enters: version control, dependencies, virtualenvs,
+caches and build output."""
+WALK_MAX_DEPTH = 8
+WALK_MAX_ENTRIES = 50_000
+LOOKED_FOR = (
+    "MEMORY.md, LOG.md, checkpoint-*.md (in any folder, e.g. checkpoints/), handoffs "
+    "(.handoff.md, HANDOFF.md, docs/HANDOFF.md), memory folders (.claude/memory, memory/, "
+    "memories/), Cline/Cursor memory-bank/, Serena's .serena/memories/, Codex's "
+    ".codex/memories/ and Claude Code's auto memory (~/.claude/projects/<slug>/memory)"
+)
+"""What discovery looks for, in words (said when it finds nothing)."""
+
+
+@dataclass
+class Discovery:
+    """The roots a folder holds and how far the walk that found them went."""
+
+    roots: list[Path]
+    folders: int = 0
+    """Folders the walk looked into."""
+    truncated: str | None = None
+    """Why the walk stopped before the end (a bound was reached), or None."""
+
+
+def _is_virtualenv(path: Path) -> bool:
+    return (path / "pyvenv.cfg").is_file()
+
+
+def _own_folders(folder: Path, kind: RootKind, layout: Layout | None) -> set[str]:
+    """Subfolders that belong to a root found at ``folder`` (not searched for more roots)."""
+    if kind in _NESTED_KINDS or kind is RootKind.CODEX:
+        return {"*"}
+    if layout in (Layout.ORCHESTRATOR, Layout.WORKSPACE):
+        return {"memory", "transcripts"}
+    return set()
+
+
+def _walk_candidate(path: Path, top: bool) -> RootKind | None:
+    """The kind of root ``path`` is, when it is one (found by its files and its name)."""
+    name = path.name
+    parent = path.parent.name
+    if name == "memories" and parent in (".codex", ".serena"):
+        return RootKind.CODEX if parent == ".codex" else RootKind.SERENA
+    if (path / "memory_summary.md").is_file() and name == "memories":
+        return RootKind.CODEX
+    if is_hermes_memory(path):
+        return RootKind.HERMES
+    if is_memory_bank(path):
+        return RootKind.MEMORY_BANK
+    if is_root(path) and (top or _memory_by_content(path)):
+        return RootKind.MEMORY
+    if not top and name in ("memory", "memories", ".memory") and _looks_like_memory_folder(path):
+        return RootKind.MEMORY
+    if _journal_log_in(path) or (name.startswith(".") and _has_memory_note(path)):
+        return RootKind.MEMORY  # docs/log.md as a journal; a tool's .wolf/memory.md
+    if name == "memories" and parent != ".claude":
+        try:
+            if any(is_markdown_name(e.name) for e in os.scandir(path)):
+                return RootKind.MEMORY_TOOL
+        except OSError:
+            return None
+    if _handoff_files(path):
+        return RootKind.HANDOFF
+    return None
+
+
+MEMORY_FOLDER_NAMES = frozenset({"memory", "memories", ".memory"})
+
+
+def _has_memory_note(folder: Path) -> bool:
+    """A ``memory.md`` (any case) in a hidden folder: an agent tool's memory (``.wolf/``);
+    in a visible one it is as often a page about a memory feature."""
+    try:
+        return any(e.name.lower() == "memory.md" and e.is_file() for e in os.scandir(folder))
+    except OSError:
+        return False
+
+
+def _memory_by_content(folder: Path) -> bool:
+    """A folder below the one searched, holding MEMORY.md, LOG.md or checkpoints: memory
+    unless its only sign is a MEMORY.md that is a document about memory, not an index."""
+    if (folder / "LOG.md").is_file() or folder.name in MEMORY_FOLDER_NAMES:
+        return True
+    try:
+        names = [e.name for e in os.scandir(folder) if is_markdown_name(e.name)]
+    except OSError:
+        return False
+    checkpoints = sum(1 for n in names if CHECKPOINT_RE.match(n))
+    if checkpoints and (checkpoints * 2 >= len(names) or "checkpoint" in folder.name.lower()):
+        return True  # a folder of checkpoints, not one checkpoint-named note among others
+    return (
+        folder.parent.name == ".claude"
+        or is_claude_memory_dir(folder)
+        or reads_like_index(folder / "MEMORY.md")
+    )
+
+
+def discover(folder: Path, *, home: Path | None = None) -> Discovery:
+    """Every memory root a folder holds, found by a bounded walk of the folder (skipping
+    version control, dependencies, virtualenvs and build output; at most
+    ``WALK_MAX_DEPTH`` folders deep and ``WALK_MAX_ENTRIES`` entries): each folder is a
+    root when its files say so (:func:`root_kind`), plus Claude Code's auto-memory folder
+    for the project. A root's own subfolders (``memory/`` of an orchestrator, a memory
+    bank's ``journal/``) belong to it and are not roots of their own."""
     folder = folder.resolve()
     found: list[Path] = []
     choice = layout_choice(folder)
-    own = is_root(folder) or (folder / ".handoff.md").is_file()
     whole = choice.layout in (Layout.ORCHESTRATOR, Layout.WORKSPACE)
-    if own or whole:
+    result = Discovery(found)
+    own_top = _walk_candidate(folder, top=True)
+    if own_top is not None or whole:
         found.append(folder)
-    for rel in SUBROOT_CANDIDATES:
-        sub = folder / rel
-        if whole and rel == "memory":
-            continue  # part of the folder's own layout
-        if sub.is_dir() and _looks_like_memory_folder(sub):
-            found.append(sub.resolve())
+    skip_top = _own_folders(folder, own_top or RootKind.MEMORY, choice.layout if whole else None)
+    entries_seen = 0
+    stack: list[tuple[Path, int]] = [(folder, 0)]
+    while stack:
+        place, depth = stack.pop()
+        result.folders += 1
+        try:
+            entries = sorted(os.scandir(place), key=lambda e: e.name, reverse=True)
+        except OSError:
+            continue
+        entries_seen += len(entries)
+        if entries_seen > WALK_MAX_ENTRIES:
+            result.truncated = f"stopped after {WALK_MAX_ENTRIES:,} files and folders"
+            break
+        for entry in entries:
+            name = entry.name
+            try:
+                if not entry.is_dir(follow_symlinks=False):
+                    continue
+            except OSError:
+                continue
+            if name in WALK_SKIP:
+                continue
+            sub = Path(entry.path)
+            if place == folder and ("*" in skip_top or name in skip_top):
+                continue
+            if _is_virtualenv(sub):
+                continue
+            kind = _walk_candidate(sub, top=False)
+            if kind is not None:
+                found.append(sub)
+                sub_choice = layout_choice(sub) if kind is RootKind.MEMORY else None
+                own = _own_folders(sub, kind, sub_choice.layout if sub_choice else None)
+                if "*" in own:
+                    continue
+            if depth + 1 >= WALK_MAX_DEPTH:
+                if result.truncated is None:
+                    result.truncated = f"folders deeper than {WALK_MAX_DEPTH} levels not searched"
+                continue
+            stack.append((sub, depth + 1))
     if (folder / "transcripts" / ".handoff.md").is_file() and folder not in found:
         found.append(folder)
     auto = claude_memory_dir(folder, home)
     if auto.is_dir():
         found.append(auto)
-    return list(dict.fromkeys(found))
+    ordered = list(dict.fromkeys(found))
+    # a root's own subfolders are part of it: an orchestrator's memory/ is not a second root
+    parents = {r for r in ordered if root_kind(r) is RootKind.MEMORY}
+    result.roots = [
+        r
+        for r in ordered
+        if not (
+            r.name in ("memory", "transcripts")
+            and r.parent in parents
+            and layout_choice(r.parent).layout in (Layout.ORCHESTRATOR, Layout.WORKSPACE)
+        )
+    ]
+    return result
+
+
+def find_roots(folder: Path, *, home: Path | None = None) -> list[Path]:
+    """Every memory root a folder holds (see :func:`discover`). Used when ``memls check``
+    is given a folder."""
+    return discover(folder, home=home).roots
+
+
+SKIPPED_LIMIT = 200
+
+
+def skipped_files(ws: Workspace, secret_only: Iterable[Path] = ()) -> list[tuple[Path, str]]:
+    """Files in a root that were not read as memory files, each with why (at most
+    ``SKIPPED_LIMIT``): scanned for secrets only, a project's own document, a subfolder of
+    the memory folder, not Markdown. Subfolders that are roots of their own are left out."""
+    root = ws.root
+    listed = set(ws.paths())
+    out: list[tuple[Path, str]] = []
+    secret = list(secret_only)
+    for path in secret:
+        rel = _rel_parent(root, path)
+        if is_markdown_name(path.name) and rel:
+            out.append(
+                (path, f"in {rel}/, a subfolder of the memory folder: scanned for secrets only")
+            )
+        else:
+            out.append((path, "not a Markdown memory file: scanned for secrets only"))
+    seen = set(secret) | listed
+    project = ws.layout_choice.project_folder
+    stack: list[tuple[Path, int]] = [(root, 0 if project else 2)]
+    if project:
+        stack += [(root / d, 2) for d in ("memory", "transcripts") if (root / d).is_dir()]
+    while stack and len(out) < SKIPPED_LIMIT:
+        place, more = stack.pop()
+        try:
+            entries = sorted(os.scandir(place), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                if (
+                    more
+                    and entry.name not in WALK_SKIP
+                    and not entry.name.startswith(".")
+                    and (_walk_candidate(path, top=False) is None or path.name == "memory")
+                ):
+                    stack.append((path, more - 1))
+                continue
+            if path in seen or not is_markdown_name(entry.name):
+                continue
+            if entry.name.startswith(TEMP_PREFIX):
+                continue
+            rel = _rel_parent(root, path)
+            if ws.root_kind is RootKind.HANDOFF:
+                why = "not a handoff: the other documents of a handoff's folder are not memory"
+            elif project and place == root:
+                why = "a project document: not a memory file by name, and no index link reaches it"
+            elif rel:
+                why = f"in {rel}/, a subfolder this kind of root does not read"
+            else:
+                why = "not a memory file of this root"
+            out.append((path, why))
+            if len(out) >= SKIPPED_LIMIT:
+                break
+    return out
+
+
+def _rel_parent(root: Path, path: Path) -> str:
+    try:
+        rel = path.parent.relative_to(root).as_posix()
+    except ValueError:
+        return path.parent.as_posix()
+    return "" if rel == "." else rel
 
 
 def roots_for(paths: Iterable[Path], explicit: Path | None = None) -> dict[Path, list[Path]]:

@@ -161,7 +161,7 @@ def test_json_output(root: Path) -> None:
     data = json.loads(proc.stdout)
     assert [r["path"] for r in data["roots"]] == ["."]
     assert data["roots"][0]["layout"] == "flat"
-    assert data["roots"][0]["files"] == 2  # MEMORY.md and topic.md
+    assert data["roots"][0]["file_count"] == 2  # MEMORY.md and topic.md
     assert data["diagnostics"] == [
         {
             "path": "MEMORY.md",

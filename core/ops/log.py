@@ -5,6 +5,11 @@ the root lock (temp file + fsync + rename), after checking that the old bytes ar
 prefix of what is written and that the file did not change while the entry was built.
 Opening in append mode would not be crash-safe (a kill mid-write leaves half an entry);
 the rename leaves the old or the new log, and never rewrites a byte that was there.
+
+A log that grows on top (it says "Newest entry on top", "newest first", "reverse
+chronological" near the top, or most of its entries descend) gets the entry just above its
+newest entry instead: the bytes before that point and the bytes from it on are both kept
+exactly, which is what LG001 accepts for such a log.
 """
 
 from __future__ import annotations
@@ -42,10 +47,49 @@ def _check_body(body: str) -> list[str]:
     return [ln.rstrip() for ln in lines]
 
 
+def _top_offset(path: Path, old: bytes) -> int | None:
+    """The byte offset of the newest entry's heading in a newest-first log, else None."""
+    if not old:
+        return None
+    from memls.core.parse import parse_bytes
+    from memls.core.rules.log import first_entry_line, log_order
+
+    doc = parse_bytes(old, path)
+    line = first_entry_line(doc)
+    if line is None or not log_order(doc).newest_first:
+        return None
+    offset = 0
+    for _ in range(line):
+        nl = old.find(b"\n", offset)
+        if nl == -1:
+            return None
+        offset = nl + 1
+    return offset
+
+
+def _insert_on_top(
+    root: Path, path: Path, old: bytes, at: int, block: bytes, stamp: str, title: str
+) -> OpResult:
+    """Write ``block`` into a newest-first log just above its newest entry (the lock is held)."""
+    new = old[:at] + block + old[at:]
+    if new[:at] != old[:at] or new[at + len(block) :] != old[at:]:  # every old byte kept
+        raise OpError("internal error: the new LOG.md would not keep the old bytes")
+    if path.read_bytes() != old:
+        raise OpError("LOG.md changed while appending; run the command again.")
+    atomic_write(path, new, root=root)
+    return OpResult(
+        f"Added on top of LOG.md (the log is newest first): ## {stamp} — {title}",
+        changed=True,
+        paths=(path,),
+        data={"file": str(path), "heading": f"## {stamp} — {title}", "offset": at, "top": True},
+    )
+
+
 def append_log(
     root: Path, title: str, body: str = "", *, now: dt.datetime | None = None
 ) -> OpResult:
-    """Append ``## YYYY-MM-DD HH:MM — title`` and the body to LOG.md, never touching what is there."""
+    """Add ``## YYYY-MM-DD HH:MM — title`` and the body to LOG.md, never touching what is
+    there: at the end, or just above the newest entry in a log that grows on top."""
     root = root.resolve()
     require_config(root)
     title = _check_title(title)
@@ -60,6 +104,9 @@ def append_log(
         eol = b"\r\n" if b"\r\n" in old else b"\n"
         entry_lines = [f"## {stamp} — {title}"] + (["", *body_lines] if body_lines else [])
         entry = eol.join(line.encode("utf-8") for line in entry_lines) + eol
+        top = _top_offset(path, old)
+        if top is not None:
+            return _insert_on_top(root, path, old, top, entry + eol, stamp, title)
         if not old:
             lead = LOG_TITLE.encode() + eol + eol
         elif old.endswith((eol + eol, b"\n\n")):

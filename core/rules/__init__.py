@@ -34,6 +34,7 @@ FAMILIES = (
     "log",
     "bundle",
     "memoryfile",
+    "memorybank",
     "size",
     "secrets",
 )

@@ -83,6 +83,25 @@ RULES = (
         "you are on another branch than the checkpoint's (with the `git checkout` to run)",
     ),
     Rule("CP022", "checkpoint-stale", Severity.WARNING, "checkpoint older than N days (14)"),
+    Rule(
+        "CP023",
+        "checkpoint-names-deleted-file",
+        Severity.WARNING,
+        "checkpoint names a file that a commit on its branch deleted (or moved) since it was "
+        "saved (with that commit)",
+    ),
+    Rule(
+        "CP024",
+        "checkpoint-behind-commits",
+        Severity.WARNING,
+        "`stale_commits` (20) or more commits on its branch since the checkpoint was saved",
+    ),
+    Rule(
+        "CP025",
+        "checkpoint-branch-merged",
+        Severity.WARNING,
+        "the checkpoint's branch was merged into the default branch since it was saved",
+    ),
     Rule("CP030", "checkpoint-plan-missing", Severity.WARNING, "`Plan:` file missing"),
     Rule(
         "CP031",
@@ -314,6 +333,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     yield from _check_saved(ctx, name, anchor)
     yield from _check_sections(ctx, anchor)
     yield from _check_plan(ctx)
+    yield from _stale_in_git(ctx, name, anchor)
     clean = sanitized_name(name)
     if clean != name or not clean:
         target = f"checkpoint-{clean}.md" if clean else "checkpoint-<name>.md"
@@ -409,6 +429,8 @@ def _check_branch(ctx: RuleContext, anchor: Range, title: _Title | None) -> Iter
     if branches is None:
         return
     if not branches.exists(branch):
+        if ctx.config.enabled("CP025") and _merged_gone(ctx, branch):
+            return  # CP025 says when and by which commit it was merged
         yield ctx.diag(
             "CP020",
             f"branch `{branch}` exists neither locally nor on a remote (merged or deleted?): "
@@ -424,6 +446,63 @@ def _check_branch(ctx: RuleContext, anchor: Range, title: _Title | None) -> Iter
             f"switch with `git checkout {branch}` before resuming",
             field.value_range,
         )
+
+
+def _merged_gone(ctx: RuleContext, branch: str) -> bool:
+    from memls.core.rules import stale
+
+    name = checkpoint_name(ctx.doc.path) or ctx.doc.path.stem
+    when = stale.written(ctx.workspace, ctx.doc, checkpoint_facts(ctx.doc, name).saved)
+    return when is not None and stale.merged_since(ctx.workspace, branch, when) is not None
+
+
+def _stale_in_git(ctx: RuleContext, name: str, anchor: Range) -> Iterator[Diagnostic]:
+    """CP023–CP025: what changed in the repository since the checkpoint was saved."""
+    if not any(ctx.config.enabled(c) for c in ("CP023", "CP024", "CP025")):
+        return
+    from memls.core.rules import stale
+
+    doc, ws = ctx.doc, ctx.workspace
+    facts = checkpoint_facts(doc, name)
+    when = stale.written(ws, doc, facts.saved)
+    if when is None:
+        return
+    field = doc.field("Branch")
+    where = field.value_range if field is not None and facts.branch else anchor
+    if facts.branch is not None and facts.branch == ws.git.current_branch():
+        for item in stale.deleted_since(ws, doc, when):
+            yield ctx.diag(
+                "CP023",
+                f"this checkpoint names `{item.link.target}`, but "
+                f"{stale.describe_deleted(item)}, after it was saved ({when.how}): resume "
+                "from what the repository holds now, and update or clear the checkpoint",
+                item.link.range,
+            )
+        limit = ctx.config.stale_commits
+        old = (
+            facts.saved is not None
+            and ctx.config.enabled("CP022")
+            and ctx.now - facts.saved > _dt.timedelta(days=ctx.config.stale_days)
+        )  # CP022 already says it is stale
+        if limit and when.position >= limit and not old:
+            count = f"at least {when.position}" if when.beyond_window else str(when.position)
+            yield ctx.diag(
+                "CP024",
+                f"{count} commits on `{facts.branch}` since this checkpoint was saved "
+                f"({when.how}): {stale.commits_since(ws, when)} — its Next Action may be done "
+                f"or moot; resume it (`continue {name}`) and save again, or clear it",
+                where,
+            )
+    if facts.branch is not None:
+        merged = stale.merged_since(ws, facts.branch, when)
+        if merged is not None:
+            yield ctx.diag(
+                "CP025",
+                f"branch `{facts.branch}` was {stale.describe_merge(*merged)}, after this "
+                f"checkpoint was saved ({when.how}): its work may be finished — clear the "
+                f"checkpoint (`memls checkpoint clear {name}`) if nothing is left",
+                where,
+            )
 
 
 def _header_fields(doc: Document) -> list[Field]:

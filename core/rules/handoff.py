@@ -44,6 +44,25 @@ RULES = (
         Severity.WARNING,
         "handoff older than the newest checkpoint or LOG entry",
     ),
+    Rule(
+        "HO005",
+        "handoff-names-deleted-file",
+        Severity.WARNING,
+        "handoff names a file that a commit deleted (or moved) since it was written "
+        "(with that commit)",
+    ),
+    Rule(
+        "HO006",
+        "handoff-behind-commits",
+        Severity.WARNING,
+        "`stale_commits` (20) or more commits on its branch since the handoff was written",
+    ),
+    Rule(
+        "HO007",
+        "handoff-branch-merged",
+        Severity.WARNING,
+        "the handoff's branch was merged into the default branch since it was written",
+    ),
 )
 
 _CANONICAL_ORDER = [name for name, _ in HANDOFF_SECTIONS]
@@ -89,6 +108,55 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     if verified is not None:
         yield from _unrunnable(ctx, verified)
     yield from _outdated(ctx)
+    yield from _stale_in_git(ctx)
+
+
+def _stale_in_git(ctx: RuleContext) -> Iterator[Diagnostic]:
+    """HO005–HO007: what changed in the repository since the handoff was written."""
+    if not any(ctx.config.enabled(c) for c in ("HO005", "HO006", "HO007")):
+        return
+    from memls.core.rules import stale
+
+    doc, ws = ctx.doc, ctx.workspace
+    own = handoff_stamp(doc)
+    when = stale.written(ws, doc, own[0].when if own is not None else None)
+    if when is None:
+        return
+    field = doc.field("Branch")
+    named = field.value.strip().strip("`") if field is not None and field.value.strip() else None
+    current = ws.git.current_branch()
+    branch = named or current
+    anchor = own[1] if own is not None else _title_range(doc)
+    if branch is not None and branch == current:  # HEAD's history is the handoff's branch's
+        for item in stale.deleted_since(ws, doc, when):
+            yield ctx.diag(
+                "HO005",
+                f"this handoff names `{item.link.target}`, but {stale.describe_deleted(item)}, "
+                f"after the handoff was written ({when.how}): update the handoff so the next "
+                "agent is not sent to a file that is gone",
+                item.link.range,
+            )
+        limit = ctx.config.stale_commits
+        if limit and when.position >= limit:
+            count = f"at least {when.position}" if when.beyond_window else str(when.position)
+            yield ctx.diag(
+                "HO006",
+                f"{count} commits on `{branch}` since this handoff was written ({when.how}): "
+                f"{stale.commits_since(ws, when)} — refresh it (`memls handoff refresh`) or "
+                "rewrite its Current State and Next Steps",
+                anchor,
+            )
+    if branch is not None:
+        merged = stale.merged_since(ws, branch, when)
+        if merged is not None:
+            where = field.value_range if field is not None and named else anchor
+            yield ctx.diag(
+                "HO007",
+                f"branch `{branch}` was {stale.describe_merge(*merged)}, after this handoff "
+                f"was written ({when.how}): its open work may be done — check it and "
+                "rewrite or retire the handoff",
+                where,
+            )
 
 
 def _why(name: str) -> str:

@@ -228,6 +228,10 @@ def bullets(doc: Document, section: Section) -> list[Bullet]:
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     doc = ctx.doc
     if doc.kind is FileKind.TOPIC:
+        from memls.core.rules.memoryfile import not_memory
+
+        if not_memory(ctx.workspace, doc) is not None:
+            return  # an Agent Skill or a project document: not memory
         yield from _check_unreferenced(ctx)
         yield from _check_topic_links(ctx)
         return
@@ -290,8 +294,11 @@ def _headingless_list_index(doc: Document) -> bool:
 def _first_heading_problem(ctx: RuleContext) -> Diagnostic | None:
     doc = ctx.doc
     start = doc.frontmatter.end_line + 1 if doc.frontmatter else 0
-    while _COMMENT_LINE.match(doc.line_text(start)) and start + 1 < len(doc.lines):
-        start += 1  # a leading `<!-- … -->` note is not content
+    while start + 1 < len(doc.lines) and (
+        _COMMENT_LINE.match(doc.line_text(start))
+        or (doc.frontmatter is not None and not doc.line_text(start).strip())
+    ):
+        start += 1  # a leading `<!-- … -->` note, or the blank line after front matter
     line = doc.line_text(start)
     if line.startswith("# ") and doc.headings and doc.headings[0].line == start:
         return None
@@ -605,6 +612,9 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
     target = link.target
     if "\\" in target or _CONTROL.search(target):
         return False  # SZ005 reports it
+    line = doc.line_text(link.line) if doc is not None else ""
+    if link.kind in ("wikilink", "markdown") and _explains_syntax(link, line):
+        return False  # `use the [[filename]] format`: an example of the syntax, no link
     if link.kind == "wikilink":
         return _norm_words(target) not in _SYNTAX_WORDS
     if link.kind in ("markdown", "reference"):
@@ -612,18 +622,21 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
     if not target.casefold().endswith(".md") or target.startswith("~"):
         return False  # a home path is this machine's business, not the memory's
     if link.kind == "bullet":
-        return True
+        # `- NOW.md — what it holds` presents a pointer; `- NOW.md "lifeboat" file, an idea
+        # from …` mentions a file name in prose.
+        return doc is None or _presented_as_pointer(line, link)
     if _PLACEHOLDER.search(target.rsplit("/", 1)[-1]):
         return False  # `category/kebab-case-name.md`: a template, not a pointer
     # A backtick path is a pointer when it names a memory file (a bare name, or a path
     # under ``memory/``), or when its folder exists but the file does not; a template such
     # as `category/kebab-case-name.md` names a folder that exists nowhere either.
     parts = target.lstrip("./").split("/")
+    leading = doc is not None and _POINTER_START.match(line[: link.start]) is not None
+    if leading and not _presented_as_pointer(line, link):
+        return False  # - `NOW.md` "lifeboat" file, …: a file name in prose
     if len(parts) == 1 or parts[0] == "memory" or ws.layout is Layout.WORKSPACE:
         return True  # an agent workspace's MEMORY.md names its files in backticks
-    if doc is not None and _POINTER_START.match(
-        doc.line_text(link.line)[: link.range.start.character]
-    ):
+    if leading:
         return True  # `- `path.md` — what it is`: a pointer bullet
     folder = "/".join(parts[:-1])
     bases = [link.source.parent, ws.root] + ([ws.repo_root] if ws.repo_root else [])
@@ -632,6 +645,61 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
 
 _SYNTAX_WORDS = frozenset({"wikilink", "wikilinks", "wiki link", "wiki links", "link", "links"})
 """`[[wikilinks]]` in prose mentions the syntax; it names no note."""
+_PLACEHOLDER_NAMES = frozenset(
+    {
+        "filename",
+        "file name",
+        "file",
+        "note",
+        "note name",
+        "notename",
+        "page",
+        "page name",
+        "name",
+        "title",
+        "target",
+        "path",
+        "url",
+        "slug",
+        "topic",
+        "something",
+        "foo",
+        "bar",
+        "x",
+    }
+)
+"""Targets that name a kind of thing, not a file: `[[filename]]`, `[text](url)`."""
+_SYNTAX_TALK = re.compile(r"(?i)\b(?:syntax|format|formatted|notation|convention|wiki-?links?)\b")
+_QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»"}
+
+
+def _explains_syntax(link: Link, line: str) -> bool:
+    """A link written as an example of the syntax: a placeholder target (``[[filename]]``,
+    ``[text](url)``), a link in quotes, or a made-up target in a sentence about the format."""
+    word = _norm_words(link.target.removesuffix(".md"))
+    if word in _PLACEHOLDER_NAMES or _PLACEHOLDER.search(link.target.rsplit("/", 1)[-1]):
+        return True
+    if not line:
+        return False
+    open_at = line.rfind("[", 0, link.start)
+    open_at = open_at - 1 if link.kind == "wikilink" and open_at > 0 else open_at
+    close_at = line.find(")" if link.kind == "markdown" else "]]", link.end)
+    if close_at != -1:
+        close_at += 1 if link.kind == "markdown" else 2
+    before = line[open_at - 1] if open_at > 0 else ""
+    after = line[close_at] if 0 <= close_at < len(line) else ""
+    if before in _QUOTES and after == _QUOTES[before]:
+        return True  # "[[filename]]": quoted, as an example
+    return link.kind == "wikilink" and _SYNTAX_TALK.search(line) is not None
+
+
+_POINTER_AFTER = re.compile(r"^`?(?:\*\*)?\s*(?:$|[—–:(,;|→]|-{1,2}(?:\s|$)|->|\[)")
+
+
+def _presented_as_pointer(line: str, link: Link) -> bool:
+    """Whether a bullet's leading path is presented as a pointer: nothing after it, or a
+    separator (`—`, `:`, `(` …) before what it is; a path followed by words is prose."""
+    return _POINTER_AFTER.match(line[link.end :]) is not None
 
 
 def _norm_words(text: str) -> str:
@@ -645,7 +713,7 @@ def _check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
     for link in extract_links(doc):
         if link.kind not in ("markdown", "reference", "wikilink"):
             continue
-        if not _reportable(ctx.workspace, link) or resolver.resolve(link) is not None:
+        if not _reportable(ctx.workspace, link, doc) or resolver.resolve(link) is not None:
             continue
         shown = f"[[{link.target}]]" if link.kind == "wikilink" else f"`{link.target}`"
         yield ctx.diag(

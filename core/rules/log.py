@@ -1,11 +1,21 @@
-"""LG: LOG.md is append-only history, one dated ``## `` entry per event, oldest first."""
+"""LG: LOG.md is append-only history, one dated ``## `` entry per event.
+
+A log grows one way: at the end (oldest first, memls's default) or on top (newest first),
+as its own text declares near the top ("Newest entry on top", "reverse chronological") or,
+without a declaration, as most of its entries do. LG002 reports only entries against that
+order, one finding per misplaced block; LG001 accepts new text on the side the log grows.
+"""
 
 from __future__ import annotations
 
 import datetime as _dt
+import functools
+import itertools
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from memls.core.bundle import is_bundle_section
 from memls.core.model import Diagnostic, Document, FileKind, Range, Severity
@@ -16,14 +26,16 @@ RULES = (
         "LG001",
         "log-not-append-only",
         Severity.ERROR,
-        "LOG.md not append-only: text that existed in the last committed version was changed or removed",
+        "LOG.md not append-only: text that existed in the last committed version was changed "
+        "or removed (new entries go at the end, or on top in a newest-first log)",
     ),
     Rule(
         "LG002",
         "log-entry-date",
         Severity.WARNING,
         "LOG entry heading without a date (in a LOG whose entries are mostly dated), or "
-        "entries out of chronological order",
+        "entries against the log's own order (declared, else what most entries do; one "
+        "finding per misplaced block)",
     ),
 )
 
@@ -97,6 +109,133 @@ def newest_entry(doc: Document) -> LogEntry | None:
     return best
 
 
+_FILLER = (
+    r"(?:\s+(?:entry|entries|ones?|items?|sessions?|changes?|notes?|is|are|go(?:es)?|comes?|"
+    r"always|added|written|placed|appear|appears))*\s*"
+)
+_ORDER_WORDS = (
+    "newest",
+    "latest",
+    "recent",
+    "new entr",
+    "newer entr",
+    "reverse",
+    "prepend",
+    "oldest",
+    "chronolog",
+    "append",
+)
+
+
+@functools.cache
+def _order_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(newest first, oldest first) declarations; compiled on first use (16 ms)."""
+    newest = re.compile(
+        r"(?i)\b(?:newest|latest|most[- ]recent|new(?:er)? (?:entry|entries))"
+        + _FILLER
+        + r"(?:first|on top|at (?:the )?top|above)\b"
+        + r"|\breverse[- ]chronolog|\bprepend(?:ed)? (?:new )?entries"
+    )
+    oldest = re.compile(
+        r"(?i)\boldest" + _FILLER + r"(?:first|on top|at (?:the )?top)\b"
+        r"|\b(?:newest|latest|most[- ]recent|new(?:er)? (?:entry|entries))"
+        + _FILLER
+        + r"(?:last|at the (?:bottom|end)|at (?:the )?bottom|below)\b"
+        + r"|\bappend(?:ed)?(?: new)?(?: entries)? (?:at|to) the (?:end|bottom)\b"
+        + r"|(?<!reverse )(?<!reverse-)\bchronological(?:ly)?\b(?! *reverse)"
+    )
+    return newest, oldest
+
+
+@dataclass(frozen=True, slots=True)
+class LogOrder:
+    """Which way a LOG grows, as the log itself says."""
+
+    newest_first: bool
+    declared_line: int | None  # the line that says so (0-based), None when read from entries
+    why: str  # "line 3 says so", "as 12 of 14 entries are", "memls's default"
+
+    @property
+    def name(self) -> str:
+        return "newest first" if self.newest_first else "oldest first"
+
+
+def declared_order(doc: Document) -> tuple[bool, int] | None:
+    """(newest first?, line) when the text before the first dated entry (a preamble, or an
+    undated "how to use" section) says how the log is ordered."""
+    first = first_entry_line(doc)
+    for ln in range(min(len(doc.lines) if first is None else first, 40)):
+        if doc.in_fence(ln):
+            continue
+        line = doc.lines[ln]
+        folded = line.casefold()
+        if not any(word in folded for word in _ORDER_WORDS):
+            continue
+        newest, oldest = _order_patterns()
+        if newest.search(line):
+            return True, ln
+        if oldest.search(line):
+            return False, ln
+    return None
+
+
+def log_order(doc: Document) -> LogOrder:
+    """The log's order: declared near the top, else what most of its dated entries do
+    (oldest first, memls's own, when they do not tell)."""
+    cached = doc.extra.get("memls.lg.order")
+    if isinstance(cached, LogOrder):
+        return cached
+    declared = declared_order(doc)
+    if declared is not None:
+        order = LogOrder(declared[0], declared[1], f"line {declared[1] + 1} says so")
+    else:
+        stamps = [e.stamp for e in log_entries(doc) if e.stamp is not None]
+        up = sum(1 for a, b in itertools.pairwise(stamps) if a.before(b))
+        down = sum(1 for a, b in itertools.pairwise(stamps) if b.before(a))
+        if down > up:
+            order = LogOrder(True, None, f"as {down} of {down + up} ordered pairs of entries are")
+        elif up:
+            order = LogOrder(False, None, f"as {up} of {down + up} ordered pairs of entries are")
+        else:
+            order = LogOrder(False, None, "memls's default")
+    doc.extra["memls.lg.order"] = order
+    return order
+
+
+def first_entry_line(doc: Document) -> int | None:
+    """The line of the first dated entry heading, else of the first entry: where a
+    newest-first log grows (above its newest entry, below any undated preamble section)."""
+    entries = log_entries(doc)
+    first = next((e.line for e in entries if e.stamp is not None), None)
+    return first if first is not None else next((e.line for e in entries), None)
+
+
+def _in_order(entries: list[LogEntry], newest_first: bool) -> set[int]:
+    """Indexes of the longest run of entries (not necessarily adjacent) whose days follow
+    the order: every other dated entry is out of place. Patience sorting, O(n log n)."""
+    keys = [e.stamp.when.toordinal() if e.stamp is not None else 0 for e in entries]
+    if newest_first:
+        keys = [-k for k in keys]
+    tails: list[int] = []  # key of the smallest tail of each length
+    tail_at: list[int] = []  # index of that tail
+    prev = [-1] * len(entries)
+    for i, key in enumerate(keys):
+        at = bisect_right(tails, key)
+        if at == len(tails):
+            tails.append(key)
+            tail_at.append(i)
+        else:
+            tails[at] = key
+            tail_at[at] = i
+        prev[i] = tail_at[at - 1] if at else -1
+    kept: set[int] = set()
+    i = tail_at[-1] if tail_at else -1
+    while i != -1:
+        kept.add(i)
+        i = prev[i]
+    return kept
+
+
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     doc = ctx.doc
     if doc.kind is not FileKind.LOG:
@@ -104,31 +243,94 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     diag = _append_only(ctx)
     if diag is not None:
         yield diag
-    latest: LogEntry | None = None
     entries = log_entries(doc)
-    dated = sum(1 for e in entries if e.stamp is not None)
-    journal = dated * 2 >= len(entries)  # a numbered review document is not a dated journal
-    for entry in entries:
-        if entry.stamp is None and not journal:
+    dated = [e for e in entries if e.stamp is not None]
+    journal = len(dated) * 2 >= len(entries)  # a numbered review document is not a dated journal
+    if not entries:
+        return
+    if journal:
+        timed = sum(1 for e in dated if e.stamp is not None and e.stamp.has_time)
+        form = "`YYYY-MM-DD HH:MM — title`" if timed * 2 > len(dated) else "`YYYY-MM-DD — title`"
+        start = dated[0].line if dated else 0  # undated sections above it: a preamble
+        for entry in entries:
+            if entry.stamp is None and entry.line > start:
+                yield ctx.diag(
+                    "LG002",
+                    f"LOG entry '{entry.title}' has no valid date: start the heading with "
+                    f"{form}, as the other entries do, so the history can be ordered",
+                    entry.range,
+                )
+    yield from _out_of_order(ctx, dated)
+
+
+def _out_of_order(ctx: RuleContext, dated: list[LogEntry]) -> Iterator[Diagnostic]:
+    """LG002: entries against the log's own order, one finding per misplaced block."""
+    if len(dated) < 2:
+        return
+    order = log_order(ctx.doc)
+    kept = _in_order(dated, order.newest_first)
+    i = 0
+    while i < len(dated):
+        if i in kept:
+            i += 1
             continue
-        if entry.stamp is None:
+        j = i
+        while j + 1 < len(dated) and j + 1 not in kept:
+            j += 1
+        yield _misplaced(ctx, dated, i, j, kept, order)
+        i = j + 1
+    # Within one day, timed entries kept in place must follow the order too.
+    timed = [dated[k] for k in sorted(kept) if dated[k].stamp is not None]
+    for a, b in itertools.pairwise(timed):
+        sa, sb = a.stamp, b.stamp
+        assert sa is not None
+        assert sb is not None
+        if not (sa.has_time and sb.has_time and sa.when.date() == sb.when.date()):
+            continue
+        if (sb.when > sa.when) if order.newest_first else (sb.when < sa.when):
             yield ctx.diag(
                 "LG002",
-                f"LOG entry '{entry.title}' has no valid date: start the heading with "
-                "`YYYY-MM-DD HH:MM — title` so the history can be ordered",
-                entry.range,
+                f"LOG entry of {_show(sb)} comes after the one of {_show(sa)} (line "
+                f"{a.line + 1}), but this log is {order.name} ({order.why}): swap them or "
+                "check the times",
+                b.range,
             )
-            continue
-        if latest is not None and latest.stamp is not None and entry.stamp.before(latest.stamp):
-            yield ctx.diag(
-                "LG002",
-                f"LOG entry dated {_show(entry.stamp)} comes after one dated "
-                f"{_show(latest.stamp)} (line {latest.line + 1}): LOG.md is oldest first — "
-                "append new entries at the end and check this entry's date",
-                entry.range,
-            )
-            continue
-        latest = entry
+
+
+def _misplaced(
+    ctx: RuleContext,
+    dated: list[LogEntry],
+    i: int,
+    j: int,
+    kept: set[int],
+    order: LogOrder,
+) -> Diagnostic:
+    entry = dated[i]
+    assert entry.stamp is not None
+    before = next((dated[k] for k in range(i - 1, -1, -1) if k in kept), None)
+    after = next((dated[k] for k in range(j + 1, len(dated)) if k in kept), None)
+    around = []
+    if before is not None and before.stamp is not None:
+        around.append(f"after the entry of {_show(before.stamp)} (line {before.line + 1})")
+    if after is not None and after.stamp is not None:
+        around.append(f"before the one of {_show(after.stamp)} (line {after.line + 1})")
+    where = " and ".join(around) or "against the others"
+    if j > i:
+        last = dated[j]
+        what = (
+            f"{j - i + 1} LOG entries (lines {entry.line + 1}–{last.line + 1}, from "
+            f"{_show(entry.stamp)}) are out of order"
+        )
+        fix = "move the block to where its dates belong, or check the dates"
+    else:
+        what = f"LOG entry dated {_show(entry.stamp)} is out of order"
+        fix = "move it to where its date belongs, or check the date"
+    grows = "new entries go on top" if order.newest_first else "new entries go at the end"
+    return ctx.diag(
+        "LG002",
+        f"{what}: it stands {where}, but this log is {order.name} ({order.why}; {grows}) — {fix}",
+        entry.range,
+    )
 
 
 def _show(stamp: Stamp) -> str:
@@ -159,6 +361,32 @@ def _without_secrets(text: str) -> str:
     return _PLACEHOLDER.sub("\x00secret\x00", "".join(parts))
 
 
+def _grows_on_top(before: str) -> bool:
+    """Whether the committed log is newest first (its order, not the edited text's, decides)."""
+    from memls.core.parse import parse_text
+
+    return log_order(parse_text(before, Path("LOG.md"), FileKind.LOG)).newest_first
+
+
+def _added_on_top(before: str, now: str) -> bool:
+    """Whether ``now`` is ``before`` with text inserted just above its first entry (the
+    committed text compared as it is, then with secrets marked, as for an append)."""
+    from memls.core.parse import parse_text
+
+    for variant in (0, 1):
+        old, new = (
+            (before, now) if variant == 0 else (_without_secrets(before), _without_secrets(now))
+        )
+        first = first_entry_line(parse_text(old, Path("LOG.md"), FileKind.LOG))
+        if first is None:
+            return False
+        split = sum(len(line) + 1 for line in old.split("\n")[:first])
+        head, body = old[:split], old[split:].rstrip()
+        if len(new) >= len(old) and new.startswith(head) and new.rstrip().endswith(body):
+            return True
+    return False
+
+
 def _append_only(ctx: RuleContext) -> Diagnostic | None:
     """LG001: the committed LOG must be a prefix of the current one."""
     doc = ctx.doc
@@ -171,6 +399,9 @@ def _append_only(ctx: RuleContext) -> Diagnostic | None:
         return None
     if _without_secrets(now).startswith(_without_secrets(before).rstrip()):
         return None  # only secrets were replaced (SC's fix): the history is otherwise intact
+    newest_first = _grows_on_top(before)
+    if newest_first and _added_on_top(before, now):
+        return None  # a newest-first log grows above its newest entry
     old_lines = before.split("\n")
     new_lines = now.split("\n")
     line = len(old_lines)
@@ -181,12 +412,25 @@ def _append_only(ctx: RuleContext) -> Diagnostic | None:
             line = i
             break
     removed = line >= len(new_lines) or (line == len(new_lines) - 1 and not new_lines[line])
+    if newest_first and line == first_entry_line(doc):
+        # Entries were added on top: the change is where the old entries, read from the
+        # end, stop matching.
+        tail = now.rstrip().split("\n")
+        k = 0
+        while k < min(len(old_lines), len(tail)) and old_lines[-1 - k] == tail[-1 - k]:
+            k += 1
+        removed = len(tail) - k <= line
+        line = max(line, len(tail) - 1 - k)
     line = max(0, min(line, len(doc.lines) - 1))
     what = "removed" if removed else "changed"
     return ctx.diag(
         "LG001",
         f"LOG.md is append-only, but committed text was {what} at line {line + 1}: "
         f"restore the last committed version (`git diff -- {doc.name}` shows what changed) "
-        "and record corrections as a new entry at the end",
+        + (
+            "and record corrections as a new entry on top"
+            if newest_first
+            else "and record corrections as a new entry at the end"
+        ),
         Range.line(line, len(doc.line_text(line))),
     )

@@ -62,12 +62,84 @@ _TRUE = {"true", "yes", "1", "on"}
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     doc = ctx.doc
-    if doc.kind is not FileKind.TOPIC:
-        return
+    if doc.kind is not FileKind.TOPIC or not_memory(ctx.workspace, doc) is not None:
+        return  # an Agent Skill or a project document: not memory, not judged as memory
     if _frontmatter_expected(ctx.workspace, doc):
         yield from _frontmatter(ctx)
     yield from _decay(ctx)
     yield from _duplicates(ctx)
+
+
+# -- what is not memory ------------------------------------------------------
+
+SKILL_KEYS = frozenset(
+    {
+        "allowed-tools",
+        "allowed_tools",
+        "argument-hint",
+        "disable-model-invocation",
+        "user-invocable",
+        "when_to_use",
+        "license",
+        "compatibility",
+        "tools",
+        "model",
+    }
+)
+"""Frontmatter keys of Agent Skills, slash commands and subagents, never of a memory."""
+_SKILL_FOLDERS = frozenset({"skills", "commands", "agents", "prompts"})
+_SKILL_TEXT = re.compile(r"(?i)\b(?:use (?:this|the) skill|this skill\b|use when\b)")
+DOC_FOLDERS = frozenset({"docs", "doc", "documentation"})
+
+
+def not_memory(ws: Workspace, doc: Document) -> str | None:
+    """Why a topic file of the root is not memory (None when it is): an Agent Skill
+    definition (``SKILL.md``, or a ``name``/``description`` frontmatter with a skill's keys,
+    in a skills folder or worded as a skill), or a project document in ``docs/`` that the
+    index does not point at. The memory rules (MF001–MF003, IX010, IX012) leave it alone."""
+    if not ws.contains(doc.path):
+        return _not_memory(ws, doc)
+    # Memoised on the workspace: the answer follows this file and the index's links.
+    return ws.memo(
+        f"memls.mf.not_memory:{doc.path}",
+        lambda: _not_memory(ws, ws.document(doc.path) or doc),
+    )
+
+
+def _not_memory(ws: Workspace, doc: Document) -> str | None:
+    if doc.path.name.casefold() == "skill.md":
+        return "an Agent Skill definition (SKILL.md)"
+    fm = doc.frontmatter
+    if (
+        fm is not None
+        and fm.get("name") is not None
+        and fm.get("description") is not None
+        and _fm_key(doc, "type") is None
+    ):
+        keys = {entry.key.casefold() for entry in fm.entries}
+        description = fm.get("description")
+        value = "" if description is None else description.value
+        text = value if isinstance(value, str) else " ".join(value)
+        folder = {p.casefold() for p in doc.path.parent.parts[-2:]}
+        if keys & SKILL_KEYS or folder & _SKILL_FOLDERS or _SKILL_TEXT.search(text):
+            return "an Agent Skill, command or subagent definition (name/description frontmatter)"
+    try:
+        rel = doc.path.relative_to(ws.root)
+    except ValueError:
+        return None
+    in_docs = ws.root.name.casefold() in DOC_FOLDERS or any(
+        part.casefold() in DOC_FOLDERS for part in rel.parts[:-1]
+    )
+    if in_docs and _fm_key(doc, "type") is None and not _indexed(ws, doc.path):
+        return "a project document in docs/ that the index does not point at"
+    return None
+
+
+def _indexed(ws: Workspace, path: Path) -> bool:
+    from memls.core.rules.index import reachable
+
+    reached = reachable(ws)
+    return reached is not None and path in reached
 
 
 # -- MF001 -------------------------------------------------------------------
@@ -114,7 +186,9 @@ def _frontmatter(ctx: RuleContext) -> Iterator[Diagnostic]:
     fm = doc.frontmatter
     if fm is None:
         values = _derived_values(doc)
-        body = "".join(_key_line(k, values[k]) + eol for k in REQUIRED_KEYS)
+        # Only keys with a value: an empty `type:` would be the next finding (the memory's
+        # type is the author's call, so the finding that asks for it stays, without a fix).
+        body = "".join(f"{k}: {values[k]}{eol}" for k in REQUIRED_KEYS if values[k])
         yield ctx.diag(
             "MF001",
             "this memory file has no YAML frontmatter: add a `---` block with name, "
@@ -139,16 +213,18 @@ def _frontmatter(ctx: RuleContext) -> Iterator[Diagnostic]:
         if entry is None and _fm_key(doc, key) is not None:
             continue  # nested (``metadata:`` → ``type: user``)
         if entry is None:
-            line = _key_line(key, values[key])
+            fix = None
+            if values[key]:  # never an empty key, which the next check would report
+                fix = ctx.fix(
+                    f"Add '{key}' to the frontmatter",
+                    TextEdit(Range.point(fm.end_line), f"{key}: {values[key]}{eol}"),
+                )
             yield ctx.diag(
                 "MF001",
                 f"the frontmatter lacks the required key '{key}': add `{key}:` with "
                 f"{_explain(key)}",
                 opening,
-                ctx.fix(
-                    f"Add '{key}' to the frontmatter",
-                    TextEdit(Range.point(fm.end_line), line + eol),
-                ),
+                fix,
             )
         elif not (entry.value if isinstance(entry.value, str) else "".join(entry.value)).strip():
             yield ctx.diag(
@@ -156,10 +232,6 @@ def _frontmatter(ctx: RuleContext) -> Iterator[Diagnostic]:
                 f"the frontmatter key '{key}' is empty: fill in {_explain(key)}",
                 entry.range,
             )
-
-
-def _key_line(key: str, value: str) -> str:
-    return f"{key}: {value}" if value else f"{key}:"
 
 
 def _explain(key: str) -> str:
@@ -342,6 +414,7 @@ __all__ = [
     "SimilarityProvider",
     "check",
     "content_hash",
+    "not_memory",
 ]
 
 # Recall's MF003 provider: near-duplicate topic files from the recall store's precomputed

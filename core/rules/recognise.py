@@ -12,7 +12,8 @@ from pathlib import Path
 from memls.core.handoff import is_journal, is_native_handoff
 from memls.core.model import FileKind
 from memls.core.rules.checkpoint import foreign_checkpoints
-from memls.core.rules.log import log_entries
+from memls.core.rules.log import log_entries, log_order
+from memls.core.rules.memoryfile import not_memory
 from memls.core.workspace import Workspace, is_dated
 
 
@@ -44,10 +45,18 @@ def recognised(ws: Workspace, files: Iterable[Path]) -> list[str]:
             entries = log_entries(doc)
             if entries and sum(1 for e in entries if e.stamp is not None) * 2 < len(entries):
                 notes.append(f"{rel}: not a dated journal: undated headings are not reported")
+            order = log_order(doc)
+            if order.newest_first:
+                notes.append(
+                    f"{rel}: newest first ({order.why}): entries are checked against that "
+                    "order, and `memls log append` adds on top"
+                )
         elif doc.kind is FileKind.INDEX and not doc.headings and doc.text.strip():
             notes.append(f"{rel}: a headingless pointer list (as Claude Code writes it)")
         elif doc.kind is FileKind.TOPIC and is_dated(path):
             dated += 1
+        elif doc.kind is FileKind.TOPIC and (why := not_memory(ws, doc)) is not None:
+            notes.append(f"{rel}: {why}: not judged as memory")
     if dated:
         notes.append(
             f"{dated} dated daily log(s): not expected to be linked or to carry frontmatter"

@@ -1,0 +1,169 @@
+"""MB: a Cline / Cursor / Roo memory bank has the core files its agent reads, and is current.
+
+A memory bank (``memory-bank/``: projectbrief.md, productContext.md, activeContext.md,
+systemPatterns.md, techContext.md, progress.md) is read whole at the start of every task;
+its agent updates activeContext.md and progress.md as work goes on. These rules apply only
+to roots memls recognised as a memory bank (:class:`memls.core.workspace.RootKind`); the
+rest of memls's format rules do not apply to them (see ``_NOT_FOR_KIND`` there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from memls.core.gitfacade import history
+from memls.core.model import Diagnostic, Range, Severity
+from memls.core.rules import Rule, RuleContext
+from memls.core.workspace import MEMORY_BANK_FILES, RootKind, Workspace
+
+RULES = (
+    Rule(
+        "MB001",
+        "memory-bank-core-missing",
+        Severity.WARNING,
+        "memory bank without activeContext.md (the current focus every flavour keeps), or "
+        "without a core file its own files name; one note per bank",
+    ),
+    Rule(
+        "MB002",
+        "memory-bank-core-empty",
+        Severity.WARNING,
+        "memory bank core file with no content (only headings or nothing)",
+    ),
+    Rule(
+        "MB003",
+        "memory-bank-stale",
+        Severity.WARNING,
+        "activeContext.md / progress.md not changed for `stale_commits` commits (20) while "
+        "those commits changed the project (git)",
+    ),
+)
+
+ROO_FILES = (
+    "productContext.md",
+    "activeContext.md",
+    "systemPatterns.md",
+    "decisionLog.md",
+    "progress.md",
+)
+"""Roo Code's memory bank: decisionLog.md, and no projectbrief.md / techContext.md."""
+CURRENT_FILES = ("activeContext.md", "progress.md")
+"""The files the agent keeps current as work goes on (what MB003 watches)."""
+
+
+def _present(ws: Workspace) -> dict[str, Path]:
+    """Files directly in the bank by lower-cased name."""
+    return {p.name.lower(): p for p in ws.paths() if p.parent == ws.root}
+
+
+def expected_files(ws: Workspace) -> tuple[str, ...]:
+    """The core files of this bank's flavour: Roo's when it keeps a decisionLog.md."""
+    present = _present(ws)
+    if "decisionlog.md" in present and "projectbrief.md" not in present:
+        return ROO_FILES
+    return MEMORY_BANK_FILES
+
+
+def _anchor(ws: Workspace) -> Path | None:
+    """The file the bank-wide note is reported on: activeContext.md, else the first file."""
+    present = _present(ws)
+    for name in ("activecontext.md", "projectbrief.md", "productcontext.md"):
+        if name in present:
+            return present[name]
+    listed = sorted(present.values())
+    return listed[0] if listed else None
+
+
+def _named_in_bank(ws: Workspace) -> set[str]:
+    """Core file names (lower case) that the bank's files mention: a bank whose files say
+    "see techContext.md" expects one; a bank that never names it may do without."""
+    names = {n.lower() for n in (*MEMORY_BANK_FILES, *ROO_FILES)}
+    found: set[str] = set()
+    for path in ws.paths():
+        doc = ws.document(path)
+        if doc is None:
+            continue
+        low = doc.text.lower()
+        found.update(n for n in names if n in low)
+    return found
+
+
+def _is_empty(text: str) -> bool:
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#") and stripped not in ("---", "-", "*"):
+            return False
+    return True
+
+
+def check(ctx: RuleContext) -> Iterator[Diagnostic]:
+    ws = ctx.workspace
+    if ws.root_kind is not RootKind.MEMORY_BANK:
+        return
+    doc = ctx.doc
+    top = Range.point(0)
+    core = {n.lower(): n for n in expected_files(ws)}
+    if doc.path == _anchor(ws):
+        present = _present(ws)
+        named = _named_in_bank(ws)
+        missing = [
+            name
+            for low, name in core.items()
+            if low not in present and (low == "activecontext.md" or low in named)
+        ]
+        if missing:
+            shown = ", ".join(missing)
+            yield ctx.diag(
+                "MB001",
+                f"this memory bank has no {shown}: its agent reads every core file at the "
+                "start of a task, so what belongs there is missing; create "
+                f"{'it' if len(missing) == 1 else 'them'} or say in projectbrief.md why not",
+                top,
+            )
+    if doc.path.parent == ws.root and doc.path.name.lower() in core and _is_empty(doc.text):
+        yield ctx.diag(
+            "MB002",
+            f"{doc.path.name} has no content (only headings or nothing): the agent reads it "
+            "for the bank's state and finds nothing; fill it in or remove it",
+            top,
+        )
+    if doc.path.parent == ws.root and doc.path.name.lower() in {c.lower() for c in CURRENT_FILES}:
+        stale = _stale(ctx)
+        if stale is not None:
+            yield ctx.diag("MB003", stale, top)
+
+
+def _stale(ctx: RuleContext) -> str | None:
+    """How far behind the project the file is, from git; None when current or unknown."""
+    ws = ctx.workspace
+    repo = ws.repo_root
+    if repo is None:
+        return None
+    limit = max(ctx.config.stale_commits, 1)
+    hist = history(ws.git)
+    if hist is None or not hist.commits:
+        return None
+    try:
+        rel = ctx.doc.path.resolve().relative_to(repo.resolve()).as_posix()
+        bank = ws.root.resolve().relative_to(repo.resolve()).as_posix()
+    except ValueError:
+        return None
+    pos = hist.last_change.get(rel)
+    if pos is None:
+        if hist.complete:
+            return None  # not committed yet: being written
+        pos = len(hist.commits)
+    if pos < limit:
+        return None
+    newer = hist.commits[:pos]
+    outside = {p for c in newer for _, p in c.changes if not p.startswith(bank + "/")}
+    if not outside:
+        return None  # only the bank itself changed since: nothing it should describe
+    last = hist.commits[pos] if pos < len(hist.commits) else None
+    when = f" ({last.short})" if last is not None else f" (more than {len(newer)} commits ago)"
+    return (
+        f"{ctx.doc.path.name} was last changed {pos} commits ago{when}; since then "
+        f"{len(newer)} commits changed {len(outside)} files outside the memory bank: the "
+        "state it describes may be old; update it (stale_commits sets the threshold)"
+    )

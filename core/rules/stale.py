@@ -1,0 +1,282 @@
+"""Staleness from git, with evidence: what changed in the repository since a handoff or a
+checkpoint was written (HO005–HO007 and CP023–CP025 present it).
+
+When was it written? A tracked file without local changes: the newest commit that changed
+it. A file git does not track (ignored, untracked, outside the repository): its own date
+(``Updated:``/``Saved:``), else its file time, and the commits newer than that. A file
+with local changes is being written now, so nothing has passed it.
+
+The evidence comes from one ``git log`` of HEAD per repository (the newest
+:data:`~memls.core.gitfacade.HISTORY_COMMITS` commits with the paths each changed), one
+``git status`` of the root's handoffs and checkpoints, and for a branch named in memory the
+merge commit that brought it into the default branch. Every call is bounded
+(:mod:`memls.core.gitfacade`); without git, or when git does not answer, there is no finding.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from memls.core.gitfacade import (
+    Commit,
+    History,
+    default_branch,
+    history,
+    merge_commit,
+    merged_branches,
+    status_of,
+)
+from memls.core.links import Link, extract_links
+from memls.core.model import Document, FileKind
+from memls.core.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class Written:
+    """When a memory file was written, as far as the repository can tell."""
+
+    position: int
+    """How many commits of HEAD are newer (0: nothing has passed it)."""
+    time: float
+    """Epoch seconds."""
+    how: str
+    """e.g. "last committed in 1a2b3c4d5 on 2026-09-01", "dated 2026-09-01"."""
+    beyond_window: bool = False
+    """Older than the history memls reads: at least ``position`` commits have passed."""
+
+
+@dataclass(frozen=True)
+class Deleted:
+    link: Link
+    path: str  # repository-relative path that was deleted
+    commit: Commit
+    moved_to: str | None
+
+
+def _day(when: float) -> str:
+    return _dt.datetime.fromtimestamp(when).strftime("%Y-%m-%d")
+
+
+def _rel(top: Path, path: Path) -> str | None:
+    try:
+        return Path(os.path.realpath(path)).relative_to(os.path.realpath(top)).as_posix()
+    except ValueError:
+        return None
+
+
+def _tracked_files(ws: Workspace) -> list[Path]:
+    """The root's handoffs and checkpoints: the files one ``git status`` asks about."""
+    return sorted(
+        p for kind in (FileKind.HANDOFF, FileKind.CHECKPOINT) for p in _paths_of(ws, kind)
+    )
+
+
+def _paths_of(ws: Workspace, kind: FileKind) -> list[Path]:
+    from memls.core.parse import kind_for
+
+    return [p for p in ws.paths() if kind_for(p) is kind]
+
+
+def _being_edited(ws: Workspace, doc: Document) -> bool:
+    """An editor buffer that differs from the file on disk: written right now."""
+    if not ws.has_overlay(doc.path):
+        return False
+    try:
+        disk = doc.path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return True
+    return disk.replace("\r\n", "\n") != doc.text.replace("\r\n", "\n")
+
+
+def written(ws: Workspace, doc: Document, stamp: _dt.datetime | None) -> Written | None:
+    """When ``doc`` was written (None: now, or the repository cannot tell)."""
+    git = ws.git
+    top = git.toplevel
+    if top is None or _being_edited(ws, doc):
+        return None
+    hist = history(git)
+    if hist is None or not hist.commits:
+        return None
+    rel = _rel(top, doc.path)
+    if rel is not None:
+        files = ws.memo("memls.stale.files", lambda: _tracked_files(ws))
+        if doc.path in files:  # one `git status` for all of the root's handoffs and checkpoints
+            status = ws.memo("memls.stale.status", lambda: status_of(git, files))
+        else:
+            status = status_of(git, [doc.path])
+        if status is None:
+            return None
+        code = status.get(rel)
+        if code is None:  # tracked, no local changes
+            pos = hist.last_change.get(rel)
+            if pos is not None:
+                commit = hist.commits[pos]
+                return Written(
+                    pos, commit.time, f"last committed in {commit.short} on {_day(commit.time)}"
+                )
+            if hist.complete:
+                return None  # not in HEAD's history at all (another branch's file)
+            last = hist.commits[-1]
+            return Written(
+                len(hist.commits), last.time, f"last committed before {_day(last.time)}", True
+            )
+        if code not in ("??", "!!"):
+            return None  # changed locally: being written now
+    if stamp is not None:
+        when = stamp.timestamp()
+        how = f"dated {stamp:%Y-%m-%d}"
+    else:
+        try:
+            when = doc.path.stat().st_mtime
+        except OSError:
+            return None
+        how = f"file time {_day(when)}"
+    return Written(hist.since(when), when, how)
+
+
+# -- files named that were deleted since ------------------------------------------
+
+
+def _candidates(ws: Workspace, doc: Document, top: Path, target: str) -> list[str]:
+    clean = target.strip()
+    if clean.startswith("~") or "://" in clean or not clean:
+        return []
+    clean = clean.lstrip("/") if clean.startswith("/") else clean
+    out: list[str] = []
+    for base in (doc.path.parent, ws.root, top):
+        rel = _rel(top, Path(os.path.normpath(base / clean)))
+        if rel is not None and rel not in out:
+            out.append(rel)
+    return out
+
+
+def deleted_since(ws: Workspace, doc: Document, when: Written) -> list[Deleted]:
+    """Files ``doc`` names (links, pointer bullets, backtick paths) that a commit newer
+    than ``when`` deleted, and that exist nowhere now; one per file, in document order."""
+    top = ws.git.toplevel
+    hist = history(ws.git)
+    if top is None or hist is None or not hist.deleted:
+        return []
+    by_name: dict[str, list[str]] = {}
+    for path in hist.deleted:
+        by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+    found: list[Deleted] = []
+    seen: set[str] = set()
+    for link in extract_links(doc):
+        if link.kind == "wikilink" or ws.links.resolve(link) is not None:
+            continue
+        name = link.target.rstrip("/").rsplit("/", 1)[-1]
+        if name not in by_name:
+            continue
+        hit = next((c for c in _candidates(ws, doc, top, link.target) if c in hist.deleted), None)
+        if hit is None and "/" in link.target.strip("./"):
+            suffix = "/" + link.target.strip().lstrip("./")
+            hits = [p for p in by_name[name] if ("/" + p).endswith(suffix)]
+            hit = hits[0] if len(hits) == 1 else None
+        if hit is None or hit in seen:
+            continue
+        pos = hist.deleted[hit]
+        if pos >= when.position:
+            continue  # deleted before the memory was written: not news to its author
+        if _GOING.search(doc.line_text(link.line)):
+            continue  # "remove `old.sh`": the memory expected it to go
+        seen.add(hit)
+        found.append(Deleted(link, hit, hist.commits[pos], _moved_to(hist, pos, hit)))
+    return found
+
+
+_GOING = re.compile(
+    r"(?i)\b(?:remov|delet|drop|retir|obsolete|deprecat|replac|renam|mov(?:e|ed|ing) to)|\brm\b"
+)
+
+
+def _moved_to(hist: History, pos: int, path: str) -> str | None:
+    name = path.rsplit("/", 1)[-1]
+    added = [p for p in hist.added_by.get(pos, ()) if p.rsplit("/", 1)[-1] == name]
+    return added[0] if len(added) == 1 else None
+
+
+def describe_deleted(item: Deleted) -> str:
+    c = item.commit
+    what = f"moved to `{item.moved_to}`" if item.moved_to else "deleted"
+    return f"`{item.path}` was {what} in {c.short} on {_day(c.time)} ('{_subject(c)}')"
+
+
+# -- commits since ----------------------------------------------------------------
+
+
+def commits_since(ws: Workspace, when: Written) -> str:
+    """What the commits since ``when`` did: how many files they changed, the newest one."""
+    hist = history(ws.git)
+    if hist is None or when.position <= 0:
+        return ""
+    newer = hist.commits[: when.position]
+    files = {path for c in newer for _, path in c.changes}
+    head = newer[0]
+    return (
+        f"they changed {len(files)} file{'s' if len(files) != 1 else ''}; the newest is "
+        f"{head.short} on {_day(head.time)} ('{_subject(head)}')"
+    )
+
+
+def _subject(commit: Commit) -> str:
+    s = commit.subject.strip()
+    return s if len(s) <= 72 else s[:69] + "..."
+
+
+# -- merged branch ------------------------------------------------------------------
+
+
+def _merge_subject(branch: str) -> re.Pattern[str]:
+    b = re.escape(branch)
+    return re.compile(
+        rf"^Merge (?:branch|remote-tracking branch) '(?:[^'/]+/)?{b}'"
+        rf"|^Merge pull request #\d+ from [^\s/]+/{b}\s*$"
+        rf"|^Merged in {b}\b"
+    )
+
+
+def merged_since(ws: Workspace, branch: str, when: Written) -> tuple[str, Commit] | None:
+    """(default branch, merge commit) when ``branch`` was merged after ``when``: an
+    existing branch the default branch contains through a merge commit, or a branch gone
+    from the repository whose merge commit is in HEAD's history."""
+    git = ws.git
+    into = default_branch(git)
+    if into is None or branch in (into, into.split("/", 1)[-1]):
+        return None
+    branches = git.branches()
+    if branches is None:
+        return None
+    if branches.exists(branch):
+        if branch not in merged_branches(git, into):
+            return None
+        commit = merge_commit(git, branch, into)
+    else:
+        hist = history(git)
+        pattern = _merge_subject(branch)
+        commit = (
+            next((c for c in hist.commits if pattern.search(c.subject)), None) if hist else None
+        )
+    if commit is None or commit.time <= when.time:
+        return None
+    return into, commit
+
+
+def describe_merge(into: str, commit: Commit) -> str:
+    return f"merged into `{into}` by {commit.short} on {_day(commit.time)} ('{_subject(commit)}')"
+
+
+__all__ = [
+    "Deleted",
+    "Written",
+    "commits_since",
+    "deleted_since",
+    "describe_deleted",
+    "describe_merge",
+    "merged_since",
+    "written",
+]

@@ -1,0 +1,384 @@
+"""`memls check REPO` finds memory by evidence, and says honestly what it read (issue 22).
+
+Every repository here is written by the test (no text from real repositories): one kind of
+memory per test — checkpoint folders, memory banks, docs/MEMORY.md, handoffs by their other
+names, sub-project handoffs, memory subfolders, `.MD`, Serena, Codex, the memory tool's
+folder, Hermes — and what memls must not take for memory (a design note named MEMORY.md, a
+slash command named handoff.md, a memory bank inside node_modules).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from memls.core.workspace import Layout, RootKind, discover, layout_choice, root_kind
+from tests.cli_helpers import run_memls
+
+
+def _repo(tmp_path: Path, name: str = "app") -> Path:
+    repo = tmp_path / name
+    (repo / ".git").mkdir(parents=True)
+    (repo / "README.md").write_text("# App\n\nWhat the app does.\n")
+    (repo / "src").mkdir()
+    (repo / "src" / "main.py").write_text("print('hi')\n")
+    return repo
+
+
+def _write(base: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = base / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def _check(repo: Path, *args: str) -> Any:
+    proc = run_memls("check", ".", "--format", "json", "--exit-zero", *args, cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _roots(data: Any) -> dict[str, Any]:
+    return {r["path"]: r for r in data["roots"]}
+
+
+def _codes(data: Any) -> list[tuple[str, str]]:
+    return [(d["path"], d["code"]) for d in data["diagnostics"]]
+
+
+CHECKPOINT = (
+    "# Checkpoint: {name}\n\nBranch: main\nSaved: 2026-11-20 10:00\n\n## Next Action\nShip it.\n\n"
+    "## Done This Session\n- wrote the parser\n\n## Failed Approaches\nNone\n\n"
+    "## Modified Files\n- src/main.py\n"
+)
+
+
+def test_checkpoint_folders_anywhere_are_roots(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "checkpoints/checkpoint-parser.md": CHECKPOINT.format(name="parser"),
+            "checkpoints/checkpoint-lexer.md": CHECKPOINT.format(name="lexer"),
+            "docs/checkpoints/checkpoint-api.md": CHECKPOINT.format(name="api"),
+            "docs/checkpoints/README.md": "# About these checkpoints\n",
+            "docs/guide.md": "# Guide\n",
+        },
+    )
+    data = _check(repo)
+    roots = _roots(data)
+    assert set(roots) == {"checkpoints", "docs/checkpoints"}
+    assert roots["checkpoints"]["file_count"] == 2
+    # the checkpoints folder of docs/: its README is the project's, not a memory file
+    assert roots["docs/checkpoints"]["files"] == ["docs/checkpoints/checkpoint-api.md"]
+    skipped = roots["docs/checkpoints"]["skipped"]
+    assert [s["path"] for s in skipped] == ["docs/checkpoints/README.md"]
+
+
+def test_a_checkpoint_named_note_among_other_notes_is_no_checkpoint_folder(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    notes = {f"issues/issue-{i}.md": f"# Issue {i}\n" for i in range(5)}
+    notes["issues/checkpoint-cadence-plan.md"] = "# Plan for checkpoint cadence\n"
+    _write(repo, notes)
+    assert _check(repo)["roots"] == []
+
+
+def test_memory_bank_is_found_and_judged_as_a_memory_bank(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "memory-bank/projectbrief.md": "# Brief\n\nA CSV tool. See techContext.md.\n",
+            "memory-bank/productContext.md": "# Product\n\nWho uses it.\n",
+            "memory-bank/progress.md": "# Progress\n\n- reader done\n",
+            "memory-bank/systemPatterns.md": "# Patterns\n",
+            "memory-bank/journal/2026-11-20.md": "# Day\n\nWrote the reader.\n",
+            "memory-bank/notes-on-csv.md": "# CSV\n\nQuirks; see [the spec](missing-spec.md).\n",
+        },
+    )
+    data = _check(repo)
+    (root,) = data["roots"]
+    assert root["path"] == "memory-bank"
+    assert root["kind"] == "memory-bank"
+    assert "memory-bank/journal/2026-11-20.md" in root["files"]
+    codes = _codes(data)
+    assert ("memory-bank/projectbrief.md", "MB001") in codes  # no activeContext.md, techContext
+    assert ("memory-bank/systemPatterns.md", "MB002") in codes  # only a heading
+    assert ("memory-bank/notes-on-csv.md", "IX012") in codes  # a broken link is still found
+    # memls's own format rules are not a memory bank's: no orphan, frontmatter or size notes
+    assert not [c for _, c in codes if c.startswith(("IX010", "MF001", "SZ00", "CP", "HO"))]
+    message = next(d["message"] for d in data["diagnostics"] if d["code"] == "MB001")
+    assert "activeContext.md" in message
+    assert "techContext.md" in message
+    assert "productContext" not in message  # present
+
+
+def test_a_complete_memory_bank_passes(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    names = ("projectbrief", "productContext", "activeContext", "systemPatterns", "techContext")
+    _write(repo, {f".cursor/memory-bank/{n}.md": f"# {n}\n\nText.\n" for n in names})
+    _write(repo, {".cursor/memory-bank/progress.md": "# Progress\n\n- done\n"})
+    proc = run_memls("check", ".", cwd=repo)
+    assert proc.returncode == 0
+    assert "Checked root: .cursor/memory-bank (memory-bank, 6 files)" in proc.stdout
+    assert "All checks passed." in proc.stdout
+
+
+def test_memory_bank_activecontext_stale_in_git(tmp_path: Path) -> None:
+    repo = tmp_path / "app"
+    repo.mkdir()
+
+    def git(*args: str) -> None:
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+            cwd=repo,
+            check=True,
+            capture_output=True,
+        )
+
+    git("init", "-q", "-b", "main")
+    _write(repo, {"memory-bank/memls.toml": "stale_commits = 3\n"})
+    names = ("projectbrief", "productContext", "activeContext", "systemPatterns", "techContext")
+    _write(repo, {f"memory-bank/{n}.md": f"# {n}\n\nText.\n" for n in names})
+    _write(repo, {"memory-bank/progress.md": "# Progress\n\n- started\n"})
+    git("add", "-A")
+    git("commit", "-q", "-m", "bank")
+    for i in range(4):
+        _write(repo, {f"src/step{i}.py": f"x = {i}\n", "memory-bank/progress.md": f"- {i}\n"})
+        git("add", "-A")
+        git("commit", "-q", "-m", f"step {i}")
+    data = _check(repo)
+    stale = [d for d in data["diagnostics"] if d["code"] == "MB003"]
+    assert [d["path"] for d in stale] == ["memory-bank/activeContext.md"]  # progress.md is kept
+    assert "4 commits ago" in stale[0]["message"]
+    assert "4 files outside" in stale[0]["message"]
+
+
+def test_docs_memory_index_with_dead_pointers_is_found(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "docs/MEMORY.md": "# Memory Index\n\n- [Overview](overview.md) — what was built\n"
+            "- [Decisions](decisions.md) — why\n- [Bugs](bugs.md) — fixed ones\n",
+            "docs/overview.md": "# Overview\n",
+            "docs/INSTALL.md": "# Install\n",
+        },
+    )
+    data = _check(repo)
+    roots = _roots(data)
+    assert list(roots) == ["docs"]
+    assert roots["docs"]["files"] == ["docs/MEMORY.md", "docs/overview.md"]  # not INSTALL.md
+    assert _codes(data) == [("docs/MEMORY.md", "IX009"), ("docs/MEMORY.md", "IX009")]
+
+
+def test_a_design_note_named_memory_md_is_not_memory(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    prose = "The cache keeps entries for an hour and evicts the oldest first.\n" * 12
+    _write(
+        repo,
+        {
+            "docs/MEMORY.md": "# Memory system design\n\n" + prose + "| layer | where |\n|--|--|\n"
+            "| short | `goal.md` |\n\nSee [the runtime](RUNTIME.md).\n",
+            "docs/RUNTIME.md": "# Runtime\n",
+        },
+    )
+    data = _check(repo)
+    assert data["roots"] == []
+    assert "No memory found" in data["message"]
+
+
+def test_handoffs_by_other_names(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "HANDOFF.md": "# Handoff\n\n## Current State\nParser done.\n\n## Next Steps\n\n",
+            "docs/HANDOFF.md": "# The persistent guide\n\nRead this first.\n",
+            "docs/ARCHITECTURE.md": "# Architecture\n",
+            "docs/handoff-template.md": "# Handoff template\n\n## Current State\n\n",
+            "packages/api/.handoff.md": "# Handoff\n\n## Current State\nAPI half done.\n",
+            ".claude/commands/handoff.md": "---\ndescription: write a handoff\n---\nWrite one.\n",
+        },
+    )
+    data = _check(repo)
+    roots = _roots(data)
+    assert set(roots) == {".", "docs", "packages/api"}
+    assert all(r["kind"] == "handoff" for r in roots.values())
+    assert roots["docs"]["files"] == ["docs/HANDOFF.md"]
+    why = {s["path"]: s["why"] for s in roots["docs"]["skipped"]}
+    assert "not a handoff" in why["docs/ARCHITECTURE.md"]
+    assert "docs/handoff-template.md" in why  # a template is not a handoff
+    assert roots["."]["files"] == ["HANDOFF.md"]  # README.md is the project's
+    codes = _codes(data)
+    assert ("HANDOFF.md", "HO002") in codes  # an empty Next Steps: the handoff rules apply
+    assert not [c for _, c in codes if c.startswith(("IX", "MF", "SZ002"))]
+
+
+def test_memory_subfolders_and_upper_case_md_are_reported(tmp_path: Path) -> None:
+    repo = tmp_path / "notes"
+    _write(
+        repo,
+        {
+            "MEMORY.md": "# Project Memory\n\n- [Deploy](DEPLOY.MD) — how we ship\n",
+            "DEPLOY.MD": "# Deploy\n\nRun the script.\n",
+            "memory/archive/2025-old.md": "# Old notes\n",
+            "memory/session-transcripts/s1.md": "# Session 1\n",
+        },
+    )
+    data = _check(repo)
+    (root,) = data["roots"]
+    assert "DEPLOY.MD" in root["files"]  # read as Markdown, and the index's link reaches it
+    why = {s["path"]: s["why"] for s in root["skipped"]}
+    assert "subfolder of the memory folder" in why["memory/archive/2025-old.md"]
+    assert "memory/session-transcripts/s1.md" in why
+    assert _codes(data) == []
+
+
+def test_serena_codex_memory_tool_and_hermes_folders(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            ".serena/memories/project_overview.md": "# Overview\n\nA CLI.\n",
+            ".serena/memories/suggested_commands.md": "# Commands\n\n`make test`\n",
+            ".codex/memories/memory_summary.md": "Summary of what Codex learned.\n",
+            ".codex/memories/MEMORY.md": "- see rollout_summaries/2026-11-20-parser.md\n",
+            ".codex/memories/rollout_summaries/2026-11-20-parser.md": "Parser rollout.\n",
+            "agent/memories/preferences.md": "User prefers tabs.\n",
+            "hermes/memories/MEMORY.md": "Fact one about the project.\n§\nFact two.\n",
+            "hermes/memories/USER.md": "Likes short answers.\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert {p: r["kind"] for p, r in roots.items()} == {
+        ".serena/memories": "serena",
+        ".codex/memories": "codex",
+        "agent/memories": "memory-tool",
+        "hermes/memories": "hermes",
+    }
+    assert (
+        ".codex/memories/rollout_summaries/2026-11-20-parser.md"
+        in roots[".codex/memories"]["files"]
+    )
+    data = _check(repo)
+    assert not [c for _, c in _codes(data) if c.startswith(("IX001", "IX010", "MF001"))]
+
+
+def test_codex_home_folder_when_pointed_at_it(tmp_path: Path) -> None:
+    home = tmp_path / "home" / ".codex" / "memories"
+    _write(home, {"memory_summary.md": "What I know.\n", "MEMORY.md": "- a note\n"})
+    proc = run_memls("check", str(home), "--format", "json", cwd=tmp_path)
+    data = json.loads(proc.stdout)
+    (root,) = data["roots"]
+    assert root["kind"] == "codex"
+    assert root["file_count"] == 2
+
+
+def test_the_walk_skips_dependencies_and_build_output(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    bank = {"projectbrief.md": "# b\n", "activeContext.md": "# a\n", "progress.md": "# p\n"}
+    for folder in ("node_modules/pkg/memory-bank", ".venv/lib/memory-bank", "dist/memory-bank"):
+        _write(repo, {f"{folder}/{n}": t for n, t in bank.items()})
+    (repo / "env").mkdir()
+    (repo / "env" / "pyvenv.cfg").write_text("home = /usr\n")
+    _write(repo, {f"env/memory-bank/{n}": t for n, t in bank.items()})
+    assert _check(repo)["roots"] == []
+    found = discover(repo)
+    assert found.roots == []
+    assert found.truncated is None
+
+
+def test_nothing_found_is_not_all_checks_passed(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    proc = run_memls("check", ".", "--verbose", cwd=repo)
+    assert proc.returncode == 0
+    assert "All checks passed" not in proc.stdout
+    assert "No memory found in ." in proc.stdout
+    assert "memory-bank/" in proc.stdout
+    assert ".serena/memories/" in proc.stdout
+    assert "Nothing was checked" in proc.stdout
+    assert "folders)" in proc.stdout  # how far the walk went
+    data = _check(repo)
+    assert data["roots"] == []
+    assert data["diagnostics"] == []
+    assert "No memory found" in data["message"]
+    assert data["searched"] == ["."]
+
+
+def test_a_root_no_rule_applies_to_says_so(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    _write(repo, {"agent/memories/notes.md": "A note.\n"})
+    proc = run_memls("check", ".", "--ignore", "SC,SZ,IX,MF", cwd=repo)
+    assert proc.returncode == 0
+    assert "nothing was judged" in proc.stdout
+    assert "All checks passed" not in proc.stdout
+
+
+def test_json_and_verbose_list_files_read_and_skipped(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            ".claude/memory/MEMORY.md": "- [Reader](reader.md) — the reader\n",
+            ".claude/memory/reader.md": "---\nname: reader\ndescription: d\ntype: project\n---\n",
+            ".claude/memory/archive/old.md": "# old\n",
+        },
+    )
+    data = _check(repo)
+    (root,) = data["roots"]
+    assert root["file_count"] == 2
+    assert root["files"] == [".claude/memory/MEMORY.md", ".claude/memory/reader.md"]
+    assert [s["path"] for s in root["skipped"]] == [".claude/memory/archive/old.md"]
+    proc = run_memls("check", ".", "--verbose", cwd=repo)
+    assert "read: .claude/memory/reader.md" in proc.stdout
+    assert "skipped: .claude/memory/archive/old.md (in archive/" in proc.stdout
+    assert "judged by:" in proc.stdout
+
+
+def test_one_memory_file_is_singular(tmp_path: Path) -> None:
+    (tmp_path / "MEMORY.md").write_text("# Project Memory\n")
+    proc = run_memls("check", "--verbose", cwd=tmp_path)
+    assert "Checked .: 1 memory file\n" in proc.stdout
+    assert "memory files" not in proc.stdout.splitlines()[1]
+
+
+def test_typed_topic_count_says_how_many_were_read(tmp_path: Path) -> None:
+    (tmp_path / "MEMORY.md").write_text("- [a](t00.md) — a\n")
+    for i in range(54):
+        fm = "---\nname: t\ndescription: d\ntype: project\n---\n" if i else "# no frontmatter\n"
+        (tmp_path / f"t{i:02}.md").write_text(fm)
+    choice = layout_choice(tmp_path)
+    assert choice.layout is Layout.CLAUDE
+    assert "39 of the first 40 of 54 topic files carry" in "; ".join(choice.evidence)
+
+
+def test_root_kind_by_content(tmp_path: Path) -> None:
+    bank = tmp_path / "context"
+    _write(bank, {"projectbrief.md": "b", "activeContext.md": "a", "progress.md": "p"})
+    assert root_kind(bank) is RootKind.MEMORY_BANK  # three core files, whatever the name
+    one = tmp_path / "other"
+    _write(one, {"progress.md": "p"})
+    assert root_kind(one) is not RootKind.MEMORY_BANK
+
+
+def test_a_dated_log_md_and_a_tools_hidden_memory_md_are_memory(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "docs/log.md": "# Journal\n\n## 2026-11-02 — chose SQLite\n\nWhy.\n\n"
+            "## 2026-11-09 — moved to Postgres\n\nWhy again.\n",
+            "docs/guide.md": "# Guide\n",
+            ".wolf/memory.md": "# What the tool remembers\n\nThe user prefers tabs.\n",
+            ".wolf/identity.md": "# Identity\n",
+            "website/features/memory.md": "# The memory feature\n\nHow it works.\n",
+            "tools/log.md": "# Logging\n\nUse the logger; levels are DEBUG and INFO.\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert set(roots) == {"docs", ".wolf"}
+    assert roots["docs"]["files"] == ["docs/log.md"]  # a LOG; guide.md is the project's
+    assert roots[".wolf"]["file_count"] == 2

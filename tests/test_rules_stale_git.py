@@ -1,0 +1,251 @@
+"""Staleness from git (HO005–HO007, CP023–CP025) against real temporary repositories:
+files deleted since a handoff or checkpoint was written, commits since, merged branches —
+each finding naming the commit that is its evidence."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from memls.core.config import Config
+from memls.core.gitfacade import Git, history, run_git
+from memls.core.model import Diagnostic, Severity
+from memls.core.rules import check_document
+from memls.core.workspace import Workspace
+
+from .conftest import NOW
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+ENV = {
+    "GIT_AUTHOR_NAME": "memls test",
+    "GIT_AUTHOR_EMAIL": "test@example.invalid",
+    "GIT_COMMITTER_NAME": "memls test",
+    "GIT_COMMITTER_EMAIL": "test@example.invalid",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+_tick = [1_780_000_000]
+
+
+def git(cwd: Path, *args: str) -> str:
+    _tick[0] += 60
+    env = {
+        **ENV,
+        "GIT_AUTHOR_DATE": f"@{_tick[0]} +0000",
+        "GIT_COMMITTER_DATE": f"@{_tick[0]} +0000",
+    }
+    return run_git(cwd, *args, env=env).stdout.decode()
+
+
+def commit_file(repo: Path, rel: str, text: str, message: str) -> None:
+    path = repo / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    git(repo, "add", rel)
+    git(repo, "commit", "-q", "-m", message)
+
+
+HANDOFF = (
+    "# Handoff\n\n- **Updated:** 2026-05-01 10:00\n\n## Current State\n"
+    "Start with `scripts/build.sh`, then read `docs/plan.md`.\n\n"
+    "| tool | what |\n|---|---|\n| `tools/lint.py` | lints |\n\n"
+    "## Next Steps\n- Run `scripts/build.sh`.\n"
+)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "proj"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit_file(repo, "scripts/build.sh", "make\n", "build script")
+    commit_file(repo, "docs/plan.md", "# Plan\n", "plan")
+    commit_file(repo, "tools/lint.py", "print()\n", "lint")
+    commit_file(repo, ".handoff.md", HANDOFF, "handoff")
+    return repo
+
+
+def _check(root: Path, name: str, select: tuple[str, ...], **cfg: int) -> list[Diagnostic]:
+    ws = Workspace(root, Config(select=select, **cfg))  # type: ignore[arg-type]
+    doc = ws.document(root / name)
+    assert doc is not None
+    return check_document(ws, doc, NOW)
+
+
+def test_a_file_deleted_since_is_named_with_its_commit(repo: Path) -> None:
+    git(repo, "rm", "-q", "scripts/build.sh")
+    git(repo, "commit", "-q", "-m", "drop the old build script")
+    sha = git(repo, "rev-parse", "--short=9", "HEAD").strip()
+    (repo / "tools/check").mkdir()
+    git(repo, "mv", "tools/lint.py", "tools/check/lint.py")
+    git(repo, "commit", "-q", "-m", "move lint")
+    found = _check(repo, ".handoff.md", ("HO005",))
+    assert [(d.code, d.range.start.line) for d in found] == [("HO005", 5), ("HO005", 9)]
+    first, moved = found
+    assert "`scripts/build.sh` was deleted in " + sha in first.message
+    assert "('drop the old build script')" in first.message
+    assert "last committed in" in first.message
+    assert "moved to `tools/check/lint.py`" in moved.message
+    assert first.severity is Severity.WARNING
+
+
+def test_files_deleted_before_the_handoff_was_written_are_not_news(repo: Path) -> None:
+    git(repo, "rm", "-q", "scripts/build.sh")
+    git(repo, "commit", "-q", "-m", "drop it")
+    commit_file(repo, ".handoff.md", HANDOFF + "\nStill mentions it.\n", "handoff again")
+    assert _check(repo, ".handoff.md", ("HO005",)) == []
+
+
+def test_a_handoff_being_edited_is_current(repo: Path) -> None:
+    git(repo, "rm", "-q", "scripts/build.sh")
+    git(repo, "commit", "-q", "-m", "drop it")
+    (repo / ".handoff.md").write_text(HANDOFF + "\nedited now\n")
+    assert _check(repo, ".handoff.md", ("HO005", "HO006", "HO007"), stale_commits=1) == []
+
+
+def test_commits_since_with_a_threshold(repo: Path) -> None:
+    for n in range(4):
+        commit_file(repo, f"src/m{n}.py", "x\n", f"work {n}")
+    assert _check(repo, ".handoff.md", ("HO006",)) == []  # 4 < 20
+    [diag] = _check(repo, ".handoff.md", ("HO006",), stale_commits=4)
+    assert diag.message.startswith("4 commits on `main` since this handoff was written")
+    assert "they changed 4 files; the newest is" in diag.message
+    assert "('work 3')" in diag.message
+    assert diag.range.start.line == 2  # the Updated date
+    assert _check(repo, ".handoff.md", ("HO006",), stale_commits=0) == []
+
+
+def test_an_untracked_handoff_counts_the_commits_after_its_date(repo: Path) -> None:
+    git(repo, "rm", "-q", "--cached", ".handoff.md")
+    git(repo, "commit", "-q", "-m", "stop tracking the handoff")
+    (repo / ".gitignore").write_text(".handoff.md\n")
+    # dated long before every commit of the fixture: all of them came after it
+    (repo / ".handoff.md").write_text(HANDOFF.replace("2026-05-01", "2020-01-01"))
+    [diag] = _check(repo, ".handoff.md", ("HO006",), stale_commits=3)
+    assert "commits on `main` since this handoff was written (dated 2020-01-01)" in diag.message
+
+
+def test_merged_branch_of_a_checkpoint(repo: Path) -> None:
+    git(repo, "checkout", "-q", "-b", "feat/x")
+    commit_file(repo, "src/x.py", "x\n", "feature work")
+    root = repo / "mem"
+    cp = (
+        "# Checkpoint: x\n\n- **Branch:** `feat/x`\n- **Saved:** 2020-01-01 10:00\n\n"
+        "## Next Action: Finish x\nIN PROGRESS.\n\n## Done This Session\n- things\n\n"
+        "## Failed Approaches\n- None\n\n## Modified Files\n- src/x.py\n"
+    )
+    commit_file(repo, "mem/checkpoint-x.md", cp, "checkpoint")
+    assert _check(root, "checkpoint-x.md", ("CP025",)) == []  # not merged yet
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "-m", "Merge branch 'feat/x'", "feat/x")
+    [diag] = _check(root, "checkpoint-x.md", ("CP025",))
+    assert "branch `feat/x` was merged into `main` by " in diag.message
+    assert "('Merge branch 'feat/x'')" in diag.message
+    # the branch deleted after the merge: the merge commit in history is the evidence, and
+    # CP020 ("exists neither locally nor on a remote") leaves the finding to CP025
+    git(repo, "branch", "-q", "-D", "feat/x")
+    found = _check(root, "checkpoint-x.md", ("CP020", "CP025"))
+    assert [d.code for d in found] == ["CP025"]
+
+
+def test_a_fresh_branch_is_not_merged(repo: Path) -> None:
+    git(repo, "checkout", "-q", "-b", "feat/new")
+    text = HANDOFF.replace("- **Updated:**", "- **Branch:** `feat/new`\n- **Updated:**")
+    commit_file(repo, ".handoff.md", text, "handoff on the new branch")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--ff-only", "feat/new")
+    assert _check(repo, ".handoff.md", ("HO007",)) == []  # a fast-forward: no merge commit
+
+
+def test_checkpoint_on_another_branch_gets_no_head_evidence(repo: Path) -> None:
+    root = repo / "mem"
+    cp = (
+        "# Checkpoint: y\n\n- **Branch:** `feat/y`\n- **Saved:** 2020-01-01 10:00\n\n"
+        "## Next Action: Edit\nEdit `scripts/build.sh`.\n"
+    )
+    commit_file(repo, "mem/checkpoint-y.md", cp, "checkpoint")
+    git(repo, "branch", "feat/y")
+    git(repo, "rm", "-q", "scripts/build.sh")
+    git(repo, "commit", "-q", "-m", "drop it on main")
+    assert _check(root, "checkpoint-y.md", ("CP023", "CP024"), stale_commits=1) == []
+
+
+def test_checkpoint_names_a_deleted_file_on_its_branch(repo: Path) -> None:
+    root = repo / "mem"
+    cp = (
+        "# Checkpoint: m\n\n- **Branch:** `main`\n- **Saved:** 2020-01-01 10:00\n\n"
+        "## Next Action: Edit\nEdit `docs/plan.md` next.\n"
+    )
+    commit_file(repo, "mem/checkpoint-m.md", cp, "checkpoint")
+    git(repo, "rm", "-q", "docs/plan.md")
+    git(repo, "commit", "-q", "-m", "plan done")
+    [diag] = _check(root, "checkpoint-m.md", ("CP023",))
+    assert "`docs/plan.md` was deleted in" in diag.message
+    assert diag.range.start.line == 6
+
+
+def test_one_history_walk_per_repository(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[str, ...]] = []
+    real = Git._out
+
+    def counting(self: Git, *args: str, **kw: float) -> str | None:
+        calls.append(args)
+        return real(self, *args, **kw)
+
+    monkeypatch.setattr(Git, "_out", counting)
+    root = repo / "mem"
+    for n in range(5):
+        cp = f"# Checkpoint: c{n}\n\n- **Branch:** `main`\n- **Saved:** 2020-01-01 10:00\n"
+        commit_file(repo, f"mem/checkpoint-c{n}.md", cp, f"cp {n}")
+    ws = Workspace(root, Config(select=("CP023", "CP024", "CP025")))
+    for path in ws.paths():
+        doc = ws.document(path)
+        assert doc is not None
+        check_document(ws, doc, NOW)
+    logs = [c for c in calls if "log" in c]
+    statuses = [c for c in calls if "status" in c]
+    assert len(logs) == 1
+    assert len(statuses) == 1
+
+
+def test_no_git_no_finding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".handoff.md").write_text(HANDOFF)
+    assert _check(tmp_path, ".handoff.md", ("HO005", "HO006", "HO007")) == []
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert history(Git(tmp_path)) is None
+
+
+def test_commits_since_a_recent_checkpoint_and_not_twice_for_an_old_one(repo: Path) -> None:
+    root = repo / "mem"
+    cp = "# Checkpoint: r\n\n- **Branch:** `main`\n- **Saved:** {saved}\n\n## Next Action: Go\n"
+    commit_file(repo, "mem/checkpoint-r.md", cp.format(saved="2026-11-29 10:00"), "checkpoint")
+    for n in range(3):
+        commit_file(repo, f"src/r{n}.py", "x\n", f"more work {n}")
+    [diag] = _check(root, "checkpoint-r.md", ("CP022", "CP024"), stale_commits=3)
+    assert diag.code == "CP024"
+    assert diag.message.startswith("3 commits on `main` since this checkpoint was saved")
+    assert "('more work 2')" in diag.message
+    commit_file(repo, "mem/checkpoint-r.md", cp.format(saved="2026-01-01 10:00"), "old one")
+    commit_file(repo, "src/r9.py", "x\n", "later")
+    found = _check(root, "checkpoint-r.md", ("CP022", "CP024"), stale_commits=1)
+    assert [d.code for d in found] == ["CP022"]  # the age already says it is stale
+
+
+def test_a_file_the_handoff_expected_to_go_is_no_finding(repo: Path) -> None:
+    text = (
+        "# Handoff\n\n## Open Work\n- Remove `docs/plan.md` once it is done.\n"
+        "- Then rebuild with `scripts/build.sh`.\n\n## Next Steps\n- Read `docs/plan.md`.\n"
+    )
+    commit_file(repo, ".handoff.md", text, "handoff")
+    git(repo, "rm", "-q", "docs/plan.md")
+    git(repo, "commit", "-q", "-m", "plan done")
+    found = _check(repo, ".handoff.md", ("HO005",))
+    assert [d.range.start.line for d in found] == [7]  # the "Read" line, not the "Remove" one
+    git(repo, "rm", "-q", "scripts/build.sh")
+    git(repo, "commit", "-q", "-m", "no build script")
+    found = _check(repo, ".handoff.md", ("HO005",))
+    assert [d.range.start.line for d in found] == [4, 7]
