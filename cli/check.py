@@ -74,7 +74,8 @@ def _folder_roots(folder: Path, walks: list[str] | None = None) -> list[Path]:
         return [inside]
     discovery = discover(folder)
     if walks is not None:
-        note = f"{display_path(folder)} ({discovery.folders} folders)"
+        count = discovery.folders
+        note = f"{display_path(folder)} ({count} folder{'' if count == 1 else 's'})"
         if discovery.truncated:
             note += f" ({discovery.truncated})"
         walks.append(note)

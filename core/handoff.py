@@ -138,6 +138,12 @@ def canonical_section(title: str, extra: Mapping[str, tuple[str, ...]] | None = 
     return found
 
 
+def _exact_section(title: str) -> str | None:
+    """The protocol section a title names word for word (no synonyms), if any."""
+    key = normalize_title(_TRAILER.sub("", title.strip()) or title)
+    return next((name for name in _PROTOCOL if normalize_title(name) == key), None)
+
+
 def find_handoff_section(
     doc: Document, canonical: str, extra: Mapping[str, tuple[str, ...]] | None = None
 ) -> Section | None:
@@ -176,10 +182,14 @@ def is_native_handoff(doc: Document, extra: Mapping[str, tuple[str, ...]] | None
     """
     if find_recent_tail(doc) is not None:
         return True
+    # `.handoff.md` is memls's own file: a synonym (Verification → Verified Commands) counts;
+    # another handoff (HANDOFF.md, PHASE3_HANDOFF.md) follows the protocol only by its titles.
+    own = doc.path.name == ".handoff.md"
     for sec in doc.sections:
         if sec.level < 2:
             continue
-        if canonical_section(sec.title, extra) in _PROTOCOL:
+        named = canonical_section(sec.title, extra) if own else _exact_section(sec.title)
+        if named in _PROTOCOL:
             return True
         if normalize_title(sec.title) == "drift risk flags":
             return True

@@ -370,6 +370,10 @@ def _credible_password(value: str, *, named: bool = False, quoted: bool = False)
         return False  # `Token: usage=4253, …`: statistics
     if len(value) < 10 and ("123" in value or "abc" in value.lower()):
         return False  # "123:abc", "abc123": an example
+    if "123456" in value or "abcdef" in value.lower():
+        return False  # "123456:ABCDEF": a counted-out example, not a key
+    if re.fullmatch(r"[a-z][a-z0-9_-]*(?:/[a-z0-9_.-]+)+", value):
+        return False  # "config/env": where the value is kept, a path of words
     # a word or a name ("token: rotated", "Password: Required", createContext), unless it is
     # quoted after a password's name: `Password: \`Sunflower\``
     wordlike = value.isalpha() and not (len(value) >= 24 and _shannon(value) >= 4.0)
@@ -552,6 +556,8 @@ def _scan_segment(segment: str, base: int, in_fence: bool) -> Iterator[Secret]:
             yield Secret(base + match.start(), base + match.start() + len(value), SC_API_KEY, kind)
     for match in _URL_CREDENTIALS.finditer(segment):
         value = match["value"]
+        if value.casefold() == match["user"].casefold():
+            continue  # postgres:postgres@localhost: a development default, not a secret
         if not looks_placeholder(value) and not value.isdigit():  # host:port, user:${PASS}
             yield Secret(
                 base + match.start("value"),

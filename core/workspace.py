@@ -289,7 +289,9 @@ MEMORY_BANK_FILES = (
 """The six core files of a Cline / Cursor memory bank (tasks.md and journal/ are optional)."""
 _MEMORY_BANK_LOWER = {n.lower() for n in MEMORY_BANK_FILES}
 MEMORY_BANK_DIRS = ("memory-bank", "memory_bank", "cline_docs")
-_HANDOFF_NAME = re.compile(r"^(\.handoff|handoff)([-_. ][^/]*)?\.md$", re.IGNORECASE)
+_HANDOFF_NAME = re.compile(
+    r"^(?:(\.handoff|handoff)([-_. ][^/]*)?|[\w.-]*[-_ ]handoff)\.md$", re.IGNORECASE
+)
 _FOREIGN = (
     "BN", "CP", "HO", "LG", "IX00", "IX010", "IX011", "MF001", "MF002", "SZ002", "SZ003", "SZ004",
 )  # fmt: skip
@@ -346,6 +348,14 @@ _POINTER_LINE = re.compile(
 )
 
 
+_ADDRESSED_TO_AGENTS = re.compile(
+    r"(?i)\bfor (?:ai |coding |future )?agents?\b|\bagents? (?:starting|reading|must|should)\b"
+    r"|\b(?:start|beginning) of (?:a|each|every|the next) session\b|\bstarting a session\b"
+    r"|\bcurrent[- ]state\b|\bcurrent branch\b|\bnext session\b"
+)
+"""Words a memory file says to the agent that reads it, and a document about memory does not."""
+
+
 def reads_like_index(path: Path) -> bool:
     """A MEMORY.md that is a memory index, not a document about memory (a design note in
     ``docs/``): it has an ``## Active Checkpoints`` section, or at least a third of its
@@ -357,6 +367,8 @@ def reads_like_index(path: Path) -> bool:
         return False
     if re.search(r"^#+\s*Active Checkpoints\s*$", text, re.MULTILINE):
         return True
+    if _ADDRESSED_TO_AGENTS.search(text[:2000]):
+        return True  # "Distilled memory for agents starting a session": memory itself
     lines = [
         line
         for line in text.splitlines()

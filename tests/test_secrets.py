@@ -93,6 +93,10 @@ NEGATIVES = [
     "- Tokens: 12k in, 3k out",
     "id 550e8400-e29b-41d4-a716-446655440000 of the run",
     "branch feature/recall-fallback-v2 merged",
+    '      "botToken": "123456:ABCDEF",',
+    "Telegram token:    config/env or channels.telegram.tokenFile",
+    "DATABASE_URL=postgresql://devuser:devuser@localhost:5432/app",
+    "- [OpenClaw config](~/.openclaw/openclaw.json) - the main config",
 ]
 
 

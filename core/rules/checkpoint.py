@@ -326,6 +326,10 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         if foreign and foreign[0] == doc.path:
             yield _foreign_note(ctx, foreign)
         return
+    if not doc.text.strip():
+        # one finding for one cause: not a title, a Branch, a Saved line and four sections
+        yield from _check_title(ctx, name, None)
+        return
     title = _title(doc)
     anchor = title.title_range if title is not None else _line0(doc)
     yield from _check_title(ctx, name, title)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatchcase as fnmatch
 from pathlib import Path
+from urllib.parse import unquote
 
 from memls.core.links import Link, distinct_links, extract_links, link_key
 from memls.core.model import (
@@ -28,7 +29,7 @@ from memls.core.model import (
 from memls.core.parse import parse_file
 from memls.core.rules import Rule, RuleContext
 from memls.core.rules.checkpoint import CheckpointFacts, checkpoint_facts, foreign_checkpoints
-from memls.core.workspace import Layout, Workspace, is_conventional_doc, is_dated
+from memls.core.workspace import DOC_FOLDERS, Layout, Workspace, is_conventional_doc, is_dated
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 RESUME_LINE = "Resume any: `continue` or `continue {name}`"
@@ -617,6 +618,8 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
         return False  # `use the [[filename]] format`: an example of the syntax, no link
     if link.kind == "wikilink":
         return _norm_words(target) not in _SYNTAX_WORDS
+    if _beyond_reach(ws, link, target):
+        return False
     if link.kind in ("markdown", "reference"):
         return True
     if not target.casefold().endswith(".md") or target.startswith("~"):
@@ -694,6 +697,28 @@ def _explains_syntax(link: Link, line: str) -> bool:
 
 
 _POINTER_AFTER = re.compile(r"^`?(?:\*\*)?\s*(?:$|[—–:(,;|→]|-{1,2}(?:\s|$)|->|\[)")
+
+
+def _beyond_reach(ws: Workspace, link: Link, target: str) -> bool:
+    """A path memls cannot judge from the repository: in the home folder (``~/…``, this
+    machine's business), a site path with no file extension (``/automation/orders``), or a
+    relative path that climbs out of the repository (``../../../plans/x.md`` from a copy of
+    a home memory folder)."""
+    if target.startswith("~"):
+        return True
+    if target.startswith("/"):
+        return "." not in target.rsplit("/", 1)[-1]
+    repo = ws.repo_root
+    if repo is None or not target.startswith(".."):
+        return False  # without a repository the path is on this machine: judged
+    landed = os.path.normpath(os.path.join(str(link.source.parent), unquote(target)))
+    if landed == str(repo) or landed.startswith(str(repo) + os.sep):
+        return False
+    # It leaves the repository. A copy of a home folder may come back in through a folder
+    # the repository has (`../../../dotfiles/knowledge/x.md` → `knowledge/`): judged; a
+    # folder the repository does not have (`../../../plans/`) is another machine's.
+    parts = [p for p in unquote(target).split("/")[:-1] if p not in ("", ".", "..")]
+    return not any((repo / "/".join(parts[i:])).is_dir() for i in range(len(parts)))
 
 
 def _presented_as_pointer(line: str, link: Link) -> bool:
@@ -861,6 +886,8 @@ def _check_limits(ctx: RuleContext) -> Diagnostic | None:
             break
     if first_out is None or layout not in (Layout.FLAT, Layout.CLAUDE):
         return None  # the 200-line / 25 KB cut is Claude Code's
+    if doc.path.parent.name.casefold() in DOC_FOLDERS and layout is not Layout.CLAUDE:
+        return None  # docs/MEMORY.md is read when an instruction says so, not cut at start
     if not any(ln.strip() for ln in doc.lines[first_out:]):
         return None
     line = doc.lines[first_out]

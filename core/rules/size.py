@@ -76,6 +76,9 @@ _ARCHIVE_PARTS = frozenset(
 )
 
 
+_LOG_NAME = re.compile(r"(?i)(?:^|[-_ .])(?:change)?log$|journal$|changelog|history$")
+
+
 def uses_snapshots(ws: Workspace) -> bool:
     """Whether the root uses memls snapshots: an ``instance`` is configured, or a ref
     lives under the snapshot namespace (one ``git for-each-ref``, cached)."""
@@ -90,6 +93,8 @@ def _read_whole(ws: Workspace, path: Path, kind: FileKind) -> bool:
     """Whether an agent reads this file whole (not a log it appends to or searches)."""
     if kind in (FileKind.LOG, FileKind.INDEX) or is_dated(path):
         return False
+    if _LOG_NAME.search(path.stem):
+        return False  # AGENT-LOG.md, CHANGELOG.md, DEVELOPMENT_JOURNAL.md: appended to, searched
     try:
         parts = {p.casefold() for p in path.relative_to(ws.root).parts[:-1]}
     except ValueError:
