@@ -4,6 +4,7 @@ from __future__ import annotations
 
 SERVER_COMMANDS: tuple[str, ...] = (
     "memls.checkpoint.save",
+    "memls.checkpoint.suggest",
     "memls.checkpoint.resume",
     "memls.checkpoint.clear",
     "memls.checkpoint.list",

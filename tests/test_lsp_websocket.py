@@ -91,7 +91,7 @@ def test_initialize_over_a_websocket(tmp_path: Path) -> None:
                     m.get("method") == "window/logMessage" and "indexed" in m["params"]["message"]
                 )
             )
-            assert "1 memory roots" in indexed["params"]["message"]
+            assert "in 1 memory root" in indexed["params"]["message"]
 
             # A request that touches the workspace is answered over the same socket.
             index = root / "MEMORY.md"

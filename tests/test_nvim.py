@@ -72,6 +72,11 @@ local function was_notified(needle)
   return false
 end
 
+-- :MemlsCheckpointSave asks for the next action and what was done: accept the prefills
+vim.ui.input = function(opts, on_confirm)
+  on_confirm(opts.default ~= '' and opts.default or 'Continue in nvim')
+end
+
 local ok, err = pcall(function()
   vim.cmd.edit({index})
   local index = vim.api.nvim_get_current_buf()

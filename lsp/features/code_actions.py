@@ -1,6 +1,7 @@
 """Code actions: a quick fix for every diagnostic whose rule has a safe fix (the same edits
 ``memls check --fix`` applies), "Add all missing sections", ``source.fixAll.memls``, and
-the operations — "Save checkpoint" from any memory file, "Approve bundle" on a bundle
+the operations — "Save checkpoint…" from any memory file (a quick fix, and a source action
+when asked for one), "Approve bundle" on a bundle
 section, "Migrate legacy sections" on IX007 — which run server commands."""
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ class CodeActions(LanguageFeature):
         only = params.context.only
         if only:
             actions = [a for a in actions if any(str(a.kind).startswith(str(k)) for k in only)]
+        else:
+            actions = [a for a in actions if a.kind != SAVE_CHECKPOINT]
         return actions
 
     def _actions(
@@ -109,7 +112,9 @@ class CodeActions(LanguageFeature):
                         edit=edit(convert.whole_document_edit(doc.text, fixed, codec)),
                     )
                 )
-        actions.extend(self._operations(uri, ws, doc, diagnostics, first, last, lsp_diag))
+        actions.extend(
+            self._operations(uri, ws, doc, diagnostics, first, last, in_context, lsp_diag)
+        )
         actions.extend(create_missing_actions(ws, doc, first, last, diagnostics, lsp_diag))
         return actions
 
@@ -121,11 +126,20 @@ class CodeActions(LanguageFeature):
         diagnostics: list[Diagnostic],
         first: int,
         last: int,
+        in_context: set[tuple[str, int]],
         lsp_diag: object,
     ) -> list[types.CodeAction]:
         assert callable(lsp_diag)
         out: list[types.CodeAction] = []
-        legacy = [d for d in diagnostics if d.code == "IX007"]
+        legacy = [
+            d
+            for d in diagnostics
+            if d.code == "IX007"
+            and (
+                (d.range.start.line <= last and d.range.end.line >= first)
+                or (d.code, d.range.start.line) in in_context
+            )
+        ]
         if legacy:
             out.append(
                 types.CodeAction(
@@ -162,16 +176,22 @@ class CodeActions(LanguageFeature):
         args: dict[str, str] = {"uri": uri}
         if name is not None:
             args["name"] = name
-        title = f'Save checkpoint "{name}"' if name else "Save checkpoint"
-        out.append(
-            types.CodeAction(
-                title=title,
-                kind=SAVE_CHECKPOINT,
-                command=types.Command(
-                    title=title, command="memls.checkpoint.save", arguments=[args]
-                ),
+        title = f'Save checkpoint "{name}"…' if name else "Save checkpoint…"
+        # The same action twice: a quick fix, so it is in the Ctrl+. menu, and a source
+        # action, for Source Action… and editor.codeActionsOnSave (code_actions() keeps the
+        # source one only when asked for it). Editors ask for the next action before they
+        # run it; the server refuses a new checkpoint without one rather than write a
+        # placeholder.
+        for kind in (types.CodeActionKind.QuickFix, SAVE_CHECKPOINT):
+            out.append(
+                types.CodeAction(
+                    title=title,
+                    kind=kind,
+                    command=types.Command(
+                        title=title, command="memls.checkpoint.save", arguments=[dict(args)]
+                    ),
+                )
             )
-        )
         return out
 
 

@@ -197,27 +197,127 @@ class Commands(LanguageFeature):
         return {"message": result.message, "changed": result.changed, **result.data, **extra}
 
     # -- checkpoints ---------------------------------------------------------
-    async def cmd_checkpoint_save(
-        self, args: dict[str, Any], params: types.ExecuteCommandParams
-    ) -> Any:
-        from memls.core.ops.checkpoint import save_checkpoint
-
-        root = await self.root_for(args)
+    def _name_for(self, args: dict[str, Any]) -> str | None:
         name = self._text(args, "name")
         uri = self._text(args, "uri")
         if name is None and uri is not None and (path := convert.uri_to_path(uri)) is not None:
             from memls.core.workspace import checkpoint_name
 
             name = checkpoint_name(path)
+        return name
+
+    @staticmethod
+    def _strings(args: dict[str, Any], key: str) -> list[str]:
+        value = args.get(key)
+        if value is None:
+            return []
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise CommandError(f"{key!r} must be a list of strings")
+        out = []
+        for v in value:
+            path = convert.uri_to_path(v) if v.startswith("file:") else None
+            text = str(path) if path is not None else ("" if v.startswith("file:") else v)
+            if text.strip():
+                out.append(text.strip())
+        return out
+
+    async def cmd_checkpoint_suggest(
+        self, args: dict[str, Any], params: types.ExecuteCommandParams
+    ) -> Any:
+        """What an editor prefills before asking for the next action (writes nothing)."""
+        from memls.core.gitfacade import Git
+        from memls.core.ops.checkpoint import (
+            checkpoint_path,
+            default_name,
+            sanitize_name,
+            session_status,
+        )
+        from memls.lsp import save_flow
+
+        root = await self.root_for(args)
+        given = self._name_for(args)
+        files = self._strings(args, "files")
+
+        def compute() -> dict[str, Any]:
+            git = Git(root)
+            name = sanitize_name(given) if given is not None else default_name(git)
+            branch = git.current_branch()
+            status = session_status(git, root) if git.is_repo else []
+            edited = save_flow.relative_files(root, git, files, status)
+            old = save_flow.existing(checkpoint_path(root, name)) if name else None
+            commits = save_flow.commits_since(git, old.saved if old else None)
+            next_text = (old.next_action if old else None) or save_flow.suggested_next(
+                name, branch, edited
+            )
+            return {
+                "name": name,
+                "branch": branch,
+                "exists": old is not None,
+                "next": next_text,
+                "done": save_flow.suggested_done(commits, edited),
+                "files": edited,
+            }
+
+        return await asyncio.to_thread(compute)
+
+    async def cmd_checkpoint_save(
+        self, args: dict[str, Any], params: types.ExecuteCommandParams
+    ) -> Any:
+        """Save a checkpoint. ``next`` (the next action: a title line, optionally a body) is
+        needed unless the checkpoint already has one; ``done``/``failed`` are lists; ``files``
+        are the editor's recently edited files, named in a one-line next action's body."""
+        from memls.core.gitfacade import Git
+        from memls.core.ops._text import memory_index, read_text
+        from memls.core.ops.checkpoint import (
+            checkpoint_path,
+            default_name,
+            sanitize_name,
+            save_checkpoint,
+            session_status,
+        )
+        from memls.lsp import save_flow
+
+        root = await self.root_for(args)
+        name = self._name_for(args)
         next_action = self._text(args, "next")
         summary = self._text(args, "summary")
+        done = self._strings(args, "done")
+        failed = self._strings(args, "failed")
+        files = self._strings(args, "files")
+
+        def prepare() -> tuple[str | None, Path, str | None]:
+            git = Git(root)
+            target = sanitize_name(name) if name is not None else default_name(git)
+            index = memory_index(root)
+            composed = None
+            if next_action is not None:
+                status = session_status(git, root) if git.is_repo else []
+                edited = save_flow.relative_files(root, git, files, status)
+                composed = save_flow.compose_next(next_action, edited)
+            elif target is not None:
+                old = save_flow.existing(checkpoint_path(root, target))
+                if old is None or old.next_action is None:
+                    raise CommandError(
+                        f'checkpoint "{target}" needs its next action: pass "next" (the first '
+                        "concrete step, with file paths) — memls writes no placeholder"
+                    )
+            return composed, index, read_text(index)
+
+        composed, index, before = await asyncio.to_thread(prepare)
         result = await self.write_op(
-            root, lambda: save_checkpoint(root, name, next_action=next_action, summary=summary)
+            root,
+            lambda: save_checkpoint(
+                root, name, next_action=composed, summary=summary, done=done, failed=failed
+            ),
         )
         checkpoint = result.data.get("checkpoint")
         if checkpoint:
             await self.show_document(Path(checkpoint))
-        return self._result(result)
+        after = await asyncio.to_thread(read_text, index)
+        change = save_flow.index_change(before, after, index.name)
+        return self._result(result, index=str(index), **change)
 
     async def cmd_checkpoint_resume(
         self, args: dict[str, Any], params: types.ExecuteCommandParams

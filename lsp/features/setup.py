@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,8 +34,12 @@ from memls.lsp.features.workspace_symbols import WorkspaceSymbols
 from memls.lsp.server import MemlsServer
 from memls.lsp.settings import Settings
 
+INDEXED_WAIT_SECONDS = 30.0
+"""How long a workspace diagnostic pull that arrives during the first indexing waits for it."""
+
 
 def register(server: MemlsServer) -> None:
+    indexed = asyncio.Event()
     diagnostics = Diagnostics(server)
     watch = Watch(server)
     completion = Completion(server)
@@ -81,14 +87,17 @@ def register(server: MemlsServer) -> None:
         ls.memory.folders = [f.resolve() for f in folders if f is not None]
         ls.pull_diagnostics = client_pulls(params.capabilities)
         if ls.pull_diagnostics:
-            _register_pull(ls, diagnostics)
+            _register_pull(ls, diagnostics, indexed)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: MemlsServer, params: types.InitializedParams) -> None:
         await _pull_configuration(ls)
-        finish = await _index_roots(ls)
-        ls.memory.settle_heap()
-        await ls.fan_out(lambda f: f.initialized())
+        try:
+            finish = await _index_roots(ls)
+            ls.memory.settle_heap()
+            await ls.fan_out(lambda f: f.initialized())
+        finally:
+            indexed.set()
         finish()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -225,8 +234,13 @@ def register(server: MemlsServer) -> None:
         server.command(name)(commands.handler(name))
 
 
-def _register_pull(ls: MemlsServer, diagnostics: Diagnostics) -> None:
-    """Pull diagnostics are advertised only to clients that can also be asked to re-pull."""
+def _register_pull(ls: MemlsServer, diagnostics: Diagnostics, indexed: asyncio.Event) -> None:
+    """Pull diagnostics are advertised only to clients that can also be asked to re-pull.
+
+    VS Code pulls the workspace's diagnostics as soon as the server is up, before it has
+    indexed the roots, and after an (empty) answer waits 2 s before pulling again, whatever
+    the refresh says: the first pull waits for the indexing (bounded), so the Problems panel
+    fills at once."""
 
     @ls.feature(
         types.TEXT_DOCUMENT_DIAGNOSTIC,
@@ -243,6 +257,8 @@ def _register_pull(ls: MemlsServer, diagnostics: Diagnostics) -> None:
     async def workspace_diagnostic(
         _ls: MemlsServer, params: types.WorkspaceDiagnosticParams
     ) -> types.WorkspaceDiagnosticReport:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(indexed.wait(), INDEXED_WAIT_SECONDS)
         return await diagnostics.workspace_diagnostic(params)
 
 
@@ -315,7 +331,7 @@ async def _index_roots(ls: MemlsServer) -> Callable[[], None]:
                     message=str(ws.root), percentage=int(100 * number / len(workspaces))
                 ),
             )
-    message = f"indexed {total_files} files in {len(workspaces)} memory roots"
+    message = f"indexed {_count(total_files, 'file')} in {_count(len(workspaces), 'memory root')}"
     for root, error in memory.config_errors.items():
         ls.show(f"memls: {root}: {error}", types.MessageType.Warning)
 
@@ -325,6 +341,10 @@ async def _index_roots(ls: MemlsServer) -> Callable[[], None]:
         ls.log_info(f"memls: {message}")
 
     return finish
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _parse_all(ws: Workspace, paths: list[Path]) -> None:

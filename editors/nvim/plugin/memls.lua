@@ -1,5 +1,7 @@
 -- memls: attach the language server to memory files only, and add user commands.
---   :MemlsCheckpointSave [name]   save a checkpoint (name: the branch when omitted)
+--   :MemlsSaveCheckpoint [name]   save a checkpoint (name: the branch when omitted), asking
+--                                 for the next action (vim.ui.input, prefilled); also
+--                                 :MemlsCheckpointSave, and the "Save checkpoint…" code action
 --   :MemlsResume [name]           resume a checkpoint (opens it)
 --   :MemlsRecall {query}          search memory and transcripts into the quickfix list
 --   :MemlsMove {path}             move/rename the current memory file; links to it follow
@@ -84,13 +86,125 @@ local function execute(command, args, on_result)
   end, 0)
 end
 
-vim.api.nvim_create_user_command('MemlsCheckpointSave', function(opts)
-  local args = {}
-  if opts.args ~= '' then
-    args.name = opts.args
+local function text_or_nil(value)
+  return type(value) == 'string' and value ~= '' and value or nil
+end
+
+-- The files edited in this session, most recent first: the save flow names them.
+local edited = {}
+vim.api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI', 'BufWritePost' }, {
+  group = vim.api.nvim_create_augroup('memls-edited', { clear = true }),
+  callback = function(args)
+    local name = vim.api.nvim_buf_get_name(args.buf)
+    if name ~= '' and vim.bo[args.buf].buftype == '' then
+      edited[name] = vim.uv.hrtime()
+    end
+  end,
+})
+
+local function recent_files()
+  local paths = vim.tbl_keys(edited)
+  table.sort(paths, function(a, b)
+    return edited[a] > edited[b]
+  end)
+  return vim.list_slice(paths, 1, 10)
+end
+
+--- MEMORY.md's change, as the server's unified diff, in a scratch split below.
+local function show_index_diff(result)
+  local diff = text_or_nil((result or {}).index_diff)
+  if not diff then
+    return
   end
-  execute('memls.checkpoint.save', args)
-end, { nargs = '?', desc = 'memls: save a checkpoint' })
+  vim.cmd('botright new')
+  local buf = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(diff, '\n', { trimempty = true }))
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].filetype = 'diff'
+  pcall(vim.api.nvim_buf_set_name, buf, 'memls://MEMORY.md changes')
+  vim.cmd('wincmd p')
+end
+
+--- Save checkpoint as an editor flow: what memls can infer (the branch, the files edited,
+--- commits since the last save) prefills vim.ui.input for the next action and for what was
+--- done; the server writes the checkpoint (never a placeholder) and opens it; MEMORY.md's
+--- change is shown below it.
+local function save_checkpoint(name, uri)
+  uri = uri or vim.uri_from_bufnr(0)
+  local files = recent_files()
+  execute('memls.checkpoint.suggest', { uri = uri, name = name, files = files }, function(s)
+    s = s or {}
+    local function with_name(nm)
+      vim.ui.input({
+        prompt = 'memls: next action for "' .. nm .. '": ',
+        default = text_or_nil(s.next) or '',
+      }, function(next_action)
+        if next_action == nil or vim.trim(next_action) == '' then
+          vim.notify('memls: checkpoint not saved (no next action)', vim.log.levels.WARN)
+          return
+        end
+        local done = {}
+        for _, d in ipairs(type(s.done) == 'table' and s.done or {}) do
+          table.insert(done, (tostring(d):gsub(';', ',')))
+        end
+        vim.ui.input({
+          prompt = 'memls: done this session (items separated by ;): ',
+          default = table.concat(done, '; '),
+        }, function(done_text)
+          if done_text == nil then
+            return
+          end
+          local items = {}
+          for _, item in ipairs(vim.split(done_text, ';', { trimempty = true })) do
+            if vim.trim(item) ~= '' then
+              table.insert(items, vim.trim(item))
+            end
+          end
+          local args = { uri = uri, name = nm, next = vim.trim(next_action), done = items, files = files }
+          execute('memls.checkpoint.save', args, show_index_diff) -- the server reports and opens it
+        end)
+      end)
+    end
+    local known = name or text_or_nil(s.name)
+    if known then
+      with_name(known)
+    else
+      vim.ui.input({ prompt = 'memls: checkpoint name: ' }, function(typed)
+        if typed and vim.trim(typed) ~= '' then
+          with_name(vim.trim(typed))
+        end
+      end)
+    end
+  end)
+end
+
+local function save_command(opts)
+  save_checkpoint(opts.args ~= '' and opts.args or nil)
+end
+vim.api.nvim_create_user_command('MemlsSaveCheckpoint', save_command, {
+  nargs = '?',
+  desc = 'memls: save a checkpoint, asking for the next action',
+})
+vim.api.nvim_create_user_command('MemlsCheckpointSave', save_command, {
+  nargs = '?',
+  desc = 'memls: save a checkpoint (same as :MemlsSaveCheckpoint)',
+})
+
+-- The "Save checkpoint…" code action runs the same flow; a call that already carries the
+-- next action goes straight to the server.
+vim.lsp.commands['memls.checkpoint.save'] = function(command, ctx)
+  local args = (command.arguments or {})[1] or {}
+  if text_or_nil(args.next) then
+    local c = vim.lsp.get_client_by_id(ctx.client_id)
+    if c then
+      c:request('workspace/executeCommand', { command = command.command, arguments = { args } }, nil, ctx.bufnr)
+    end
+    return
+  end
+  save_checkpoint(text_or_nil(args.name), text_or_nil(args.uri))
+end
 
 vim.api.nvim_create_user_command('MemlsResume', function(opts)
   local args = {}
@@ -99,10 +213,6 @@ vim.api.nvim_create_user_command('MemlsResume', function(opts)
   end
   execute('memls.checkpoint.resume', args)
 end, { nargs = '?', desc = 'memls: resume a checkpoint' })
-
-local function text_or_nil(value)
-  return type(value) == 'string' and value or nil
-end
 
 vim.api.nvim_create_user_command('MemlsRecall', function(opts)
   execute('memls.recall.search', { query = opts.args }, function(result)

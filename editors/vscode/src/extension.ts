@@ -1,6 +1,6 @@
 // memls for VS Code: starts `<python> -m memls.lsp` over stdio through vscode-languageclient,
 // hands it the memory files only, and adds the client-side commands (recall pick, backfill with
-// progress, checkpoint save prompt, restart, output).
+// progress, the save-checkpoint flow, restart, output).
 
 import { execFile } from 'node:child_process';
 import * as os from 'node:os';
@@ -22,6 +22,17 @@ import {
   resolveInterpreter,
   serverCommandLine,
 } from './interpreter';
+import {
+  RecentFiles,
+  SaveResult,
+  Suggestion,
+  joinDone,
+  nameProblem,
+  nextActionProblem,
+  parseSaveResult,
+  parseSuggestion,
+  splitDone,
+} from './checkpoint';
 import { parseRecallResponse, pickTitle, toPickItems } from './recall';
 import { parseShowReferences } from './references';
 import { MEMORY_FILE_GLOBS, buildDocumentSelector, discoveredPatterns } from './selectors';
@@ -30,13 +41,20 @@ import { MemlsSettings, initializationOptions, readSettings } from './settings';
 const CLIENT_ID = 'memls';
 const STOP_TIMEOUT_MS = 2000;
 const IMPORT_CHECK_TIMEOUT_MS = 20000;
+/** Virtual documents holding MEMORY.md as it was before a checkpoint save (the diff's left side). */
+const BEFORE_SCHEME = 'memls-before';
+const KEPT_BEFORE_TEXTS = 5;
 
 let output: vscode.LogOutputChannel;
+let extensionContext: vscode.ExtensionContext | undefined;
 let client: LanguageClient | undefined;
 let clientDisposables: vscode.Disposable[] = [];
 let lifecycle: Promise<void> = Promise.resolve();
+const recentFiles = new RecentFiles();
+const beforeTexts = new Map<string, string>();
 
 export function activate(context: vscode.ExtensionContext): void {
+  extensionContext = context;
   output = vscode.window.createOutputChannel('memls', { log: true });
   context.subscriptions.push(
     output,
@@ -46,7 +64,16 @@ export function activate(context: vscode.ExtensionContext): void {
       recallSearchPick(typeof query === 'string' ? query : undefined),
     ),
     vscode.commands.registerCommand('memls.backfillWithProgress', () => backfillWithProgress()),
-    vscode.commands.registerCommand('memls.checkpointSavePrompt', () => checkpointSavePrompt()),
+    vscode.commands.registerCommand('memls.checkpointSavePrompt', () => saveCheckpointFlow({ askName: true })),
+    vscode.workspace.registerTextDocumentContentProvider(BEFORE_SCHEME, {
+      provideTextDocumentContent: (uri) => beforeTexts.get(uri.toString()) ?? '',
+    }),
+    // The files the user edits, most recent first: the save flow names them in its prefill.
+    vscode.workspace.onDidChangeTextDocument((e) => {
+      if (e.document.uri.scheme === 'file' && e.contentChanges.length > 0) {
+        recentFiles.touch(e.document.uri.fsPath);
+      }
+    }),
     vscode.commands.registerCommand('memls.showReferences', (...args: unknown[]) => showReferences(args)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       // The interpreter and the selector are fixed when the client starts; other settings reach
@@ -192,24 +219,18 @@ async function startClient(): Promise<void> {
   const { command, args } = serverCommandLine(interpreter);
   output.info(`Server command (${interpreter.source}): ${[command, ...args].join(' ')}`);
 
-  const problem = await checkImport(interpreter, cwd);
-  if (problem !== undefined) {
-    output.error(`${interpreter.command} cannot import ${SERVER_MODULE}: ${problem}`);
-    void vscode.window
-      .showErrorMessage(
-        `memls: ${interpreter.command} cannot run the server (${problem}). Install memls in that ` +
-          'environment (pip install memls) or set "memls.interpreter".',
-        'Open Settings',
-        'Show Output',
-      )
-      .then((choice) => {
-        if (choice === 'Open Settings') {
-          void vscode.commands.executeCommand('workbench.action.openSettings', 'memls.interpreter');
-        } else if (choice === 'Show Output') {
-          output.show();
-        }
-      });
-    return;
+  // The import check costs a Python start (0.5-1 s) before the server's own: an interpreter
+  // that passed it before (remembered per command line) starts the server at once, and is
+  // checked again only if the server then fails to start.
+  const commandKey = [interpreter.command, ...interpreter.args].join('\u0000');
+  const checked = importChecked().includes(commandKey);
+  if (!checked) {
+    const problem = await checkImport(interpreter, cwd);
+    if (problem !== undefined) {
+      reportImportProblem(interpreter, problem);
+      return;
+    }
+    await rememberImportCheck(commandKey, true);
   }
 
   const serverOptions: ServerOptions = {
@@ -232,7 +253,8 @@ async function startClient(): Promise<void> {
     outputChannel: output,
     traceOutputChannel: output,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
-    diagnosticCollectionName: 'memls',
+    // No diagnosticCollectionName: the server's pull diagnostics (identifier "memls") make
+    // the collection named memls; a second one of that name is an error VS Code logs.
     middleware: { executeCommand: paletteMiddleware },
   };
   const next = new LanguageClient(CLIENT_ID, 'memls', serverOptions, clientOptions);
@@ -245,8 +267,48 @@ async function startClient(): Promise<void> {
     await next.start();
   } catch (err) {
     output.error(`memls server failed to start: ${String(err)}`);
-    void vscode.window.showErrorMessage('memls: the language server failed to start; see the memls output.');
+    const problem = checked ? await checkImport(interpreter, cwd) : undefined;
+    if (problem !== undefined) {
+      await rememberImportCheck(commandKey, false);
+      reportImportProblem(interpreter, problem);
+    } else {
+      void vscode.window.showErrorMessage('memls: the language server failed to start; see the memls output.');
+    }
   }
+}
+
+const IMPORT_CHECKED_KEY = 'memls-import-checked';
+
+function importChecked(): string[] {
+  const value = extensionContext?.globalState?.get<unknown>(IMPORT_CHECKED_KEY);
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+async function rememberImportCheck(key: string, ok: boolean): Promise<void> {
+  const state = extensionContext?.globalState;
+  if (state === undefined) {
+    return;
+  }
+  const rest = importChecked().filter((k) => k !== key);
+  await state.update(IMPORT_CHECKED_KEY, ok ? [key, ...rest].slice(0, 10) : rest);
+}
+
+function reportImportProblem(interpreter: ResolvedInterpreter, problem: string): void {
+  output.error(`${interpreter.command} cannot import ${SERVER_MODULE}: ${problem}`);
+  void vscode.window
+    .showErrorMessage(
+      `memls: ${interpreter.command} cannot run the server (${problem}). Install memls in that ` +
+        'environment (pip install memls) or set "memls.interpreter".',
+      'Open Settings',
+      'Show Output',
+    )
+    .then((choice) => {
+      if (choice === 'Open Settings') {
+        void vscode.commands.executeCommand('workbench.action.openSettings', 'memls.interpreter');
+      } else if (choice === 'Show Output') {
+        output.show();
+      }
+    });
 }
 
 async function stopClient(): Promise<void> {
@@ -319,6 +381,15 @@ async function paletteMiddleware(
   args: unknown[],
   next: (command: string, args: unknown[]) => unknown,
 ): Promise<unknown> {
+  if (command === 'memls.checkpoint.save' && !hasNextAction(args)) {
+    // From the palette, the Ctrl+. quick fix or Source Action…: ask for the next action first.
+    const given = (typeof args[0] === 'object' && args[0] !== null ? args[0] : {}) as Record<string, unknown>;
+    return saveCheckpointFlow({
+      askName: false,
+      uri: typeof given.uri === 'string' ? given.uri : undefined,
+      name: typeof given.name === 'string' && given.name !== '' ? given.name : undefined,
+    });
+  }
   if (args.length > 0) {
     const result = await next(command, args);
     if (command !== 'memls.recall.search') {
@@ -448,29 +519,124 @@ async function backfillWithProgress(): Promise<void> {
   );
 }
 
-async function checkpointSavePrompt(): Promise<void> {
-  const name = await vscode.window.showInputBox({
-    title: 'memls: save checkpoint',
-    prompt: 'Checkpoint name (leave empty to use the current git branch)',
-    ignoreFocusOut: true,
-    validateInput: (v) => (/[\\/]/.test(v) ? 'A checkpoint name cannot contain a path separator' : undefined),
-  });
-  if (name === undefined) {
-    return;
+function hasNextAction(args: unknown[]): boolean {
+  const first = args[0] as { next?: unknown } | null | undefined;
+  return typeof first === 'object' && first !== null && typeof first.next === 'string' && first.next.trim() !== '';
+}
+
+async function suggestion(c: LanguageClient, uri: string | undefined, name: string | undefined): Promise<Suggestion> {
+  try {
+    const arg: Record<string, unknown> = { uri, files: recentFiles.list() };
+    if (name !== undefined) {
+      arg.name = name;
+    }
+    return parseSuggestion(await runServerCommand(c, 'memls.checkpoint.suggest', arg));
+  } catch (err) {
+    output.warn(`memls.checkpoint.suggest failed: ${String(err)}`);
+    return parseSuggestion(undefined);
   }
+}
+
+/** Save checkpoint as an editor flow: what memls can infer (branch, recently edited files,
+ * commits since the last save) prefills an input box for the next action and one for what
+ * was done; the server writes the checkpoint (no placeholder), opens it, and this shows
+ * what changed in MEMORY.md beside it. */
+async function saveCheckpointFlow(opts: { askName: boolean; uri?: string; name?: string }): Promise<unknown> {
   const c = await runningClient();
   if (c === undefined) {
-    return;
+    return undefined;
   }
-  const arg: Record<string, unknown> = { uri: contextUri() };
-  if (name.trim() !== '') {
-    arg.name = name.trim();
+  const uri = opts.uri ?? contextUri();
+  let suggested = await suggestion(c, uri, opts.name);
+  let name = opts.name ?? suggested.name;
+  if (opts.askName || name === undefined) {
+    const typed = await vscode.window.showInputBox({
+      title: 'memls: save checkpoint',
+      prompt:
+        suggested.branch !== undefined
+          ? `Checkpoint name (the current branch gives "${suggested.name ?? ''}")`
+          : 'Checkpoint name',
+      value: name ?? '',
+      ignoreFocusOut: true,
+      validateInput: nameProblem,
+    });
+    if (typed === undefined) {
+      return undefined;
+    }
+    if (typed.trim() !== name) {
+      name = typed.trim();
+      suggested = await suggestion(c, uri, name);
+      name = suggested.name ?? name;
+    }
   }
+  const next = await vscode.window.showInputBox({
+    title: `memls: save checkpoint "${name}" (1/2): next action`,
+    prompt: 'The first concrete step for whoever resumes, with file paths',
+    value: suggested.next,
+    valueSelection: [suggested.next.length, suggested.next.length],
+    ignoreFocusOut: true,
+    validateInput: nextActionProblem,
+  });
+  if (next === undefined) {
+    return undefined;
+  }
+  const done = await vscode.window.showInputBox({
+    title: `memls: save checkpoint "${name}" (2/2): done this session`,
+    prompt: 'What this session finished, items separated by ";" (leave empty when nothing was)',
+    value: joinDone(suggested.done),
+    ignoreFocusOut: true,
+  });
+  if (done === undefined) {
+    return undefined;
+  }
+  let raw: unknown;
   try {
-    reportResult('memls.checkpoint.save', await runServerCommand(c, 'memls.checkpoint.save', arg));
+    raw = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: 'memls: saving checkpoint' },
+      () =>
+        runServerCommand(c, 'memls.checkpoint.save', {
+          uri,
+          name,
+          next: next.trim(),
+          done: splitDone(done),
+          files: recentFiles.list(),
+        }),
+    );
   } catch (err) {
     output.error(`memls.checkpoint.save failed: ${String(err)}`);
     void vscode.window.showErrorMessage(`memls: checkpoint save failed: ${String(err)}`);
+    return undefined;
+  }
+  reportResult('memls.checkpoint.save', raw);
+  await showIndexChange(parseSaveResult(raw), name ?? '');
+  return raw;
+}
+
+/** MEMORY.md before and after the save, in a diff editor beside the opened checkpoint. */
+async function showIndexChange(result: SaveResult, name: string): Promise<void> {
+  if (result.index === undefined || result.indexDiff === '') {
+    return;
+  }
+  try {
+    if (result.indexBefore === undefined) {
+      const doc = await vscode.workspace.openTextDocument({ language: 'diff', content: result.indexDiff });
+      await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true });
+      return;
+    }
+    const left = vscode.Uri.from({ scheme: BEFORE_SCHEME, path: result.index, query: String(Date.now()) });
+    beforeTexts.set(left.toString(), result.indexBefore);
+    while (beforeTexts.size > KEPT_BEFORE_TEXTS) {
+      beforeTexts.delete(beforeTexts.keys().next().value as string);
+    }
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      left,
+      vscode.Uri.file(result.index),
+      `MEMORY.md: before ↔ after saving "${name}"`,
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: true },
+    );
+  } catch (err) {
+    output.warn(`Could not show the MEMORY.md change: ${String(err)}`);
   }
 }
 

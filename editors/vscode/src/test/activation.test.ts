@@ -55,6 +55,8 @@ function fakeVscode(settings: Record<string, unknown>, rec: Recorder): unknown {
       getConfiguration: () => ({ get: (key: string) => settings[key] }),
       onDidChangeConfiguration: event,
       onDidChangeWorkspaceFolders: event,
+      onDidChangeTextDocument: event,
+      registerTextDocumentContentProvider: () => disposable,
       createFileSystemWatcher: () => ({ ...disposable, onDidCreate: event, onDidChange: event, onDidDelete: event }),
     },
     extensions: { getExtension: () => undefined },
