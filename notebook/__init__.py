@@ -1,6 +1,6 @@
 """Notebook widgets (ipywidgets 8) over memls core: recall explorer, checkpoint board, memory map.
 
-Install with ``pip install 'memls[notebook]'``. Each widget displays itself when it is the
+Install with the ``notebook`` extra from a clone: ``pip install '/path/to/memls[notebook]'``. Each widget displays itself when it is the
 last expression of a cell; its parts are attributes, so scripts and tests can drive it.
 """
 

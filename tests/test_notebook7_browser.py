@@ -42,7 +42,7 @@ def notebook7(tmp_path: Path) -> Iterator[str]:
     )
     if version.returncode != 0:
         print(f"skipping: Jupyter Notebook is not installed ({version.stderr.strip()[-200:]})")
-        pytest.skip("Jupyter Notebook 7 is not installed (pip install 'memls[dev]')")
+        pytest.skip("Jupyter Notebook 7 is not installed (make install-dev installs it)")
     assert version.stdout.strip().startswith("7."), version.stdout + version.stderr
     extra = ["--expose-app-in-browser"]
     with running_jupyter("notebook", notebooks, env, tmp_path / "notebook7.log", extra) as base:

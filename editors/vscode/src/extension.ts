@@ -298,7 +298,7 @@ function reportImportProblem(interpreter: ResolvedInterpreter, problem: string):
   void vscode.window
     .showErrorMessage(
       `memls: ${interpreter.command} cannot run the server (${problem}). Install memls in that ` +
-        'environment (pip install memls) or set "memls.interpreter".',
+        'environment (from a clone: pip install /path/to/memls) or set "memls.interpreter".',
       'Open Settings',
       'Show Output',
     )
