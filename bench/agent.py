@@ -7,7 +7,11 @@ Targets (issue 12), printed beside baselines measured in the same run, never ass
 - `memls hook pre-compact` on a 10 MB transcript ≤ 2 s whole process, embedding deferred
   (baseline: copying the file with `cp`), then again after 100 KB more;
 - `recall_search` through the MCP stdio client on a warm server, 6,000 chunks: p50 ≤ 30 ms,
-  p95 ≤ 60 ms (baseline: `api.search` in-process on the same store).
+  p95 ≤ 60 ms (baseline: `api.search` in-process on the same store);
+- `memls hook session-end` on a 10 MB transcript (a first archive) within Claude Code's
+  SessionEnd budget of 1.5 s: as installed (detached worker), with `MEMLS_HOOK_BACKFILL=inline`
+  (which stops at the budget), and inline with the budget raised to 60 s
+  (`CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS=60000`: the whole embedding in the hook).
 
 Run: `.venv/bin/python bench/agent.py [--checkpoints 500] [--transcript-mb 10]
 [--chunks 6000] [--model memls-hash] [--runs 7]`; `--quick` for a small scale.
@@ -237,6 +241,42 @@ def bench_pre_compact(tmp: Path, megabytes: float, runs: int, model: str) -> Non
     )
 
 
+def bench_session_end(tmp: Path, megabytes: float, model: str) -> None:
+    """SessionEnd against its budget: detached, inline within 1.5 s, inline with 60 s."""
+    rng = random.Random(7)
+    sessions = tmp / "end-sessions"
+    sessions.mkdir()
+    source = sessions / "end.jsonl"
+    source.write_text(transcript_bytes(int(megabytes * 1e6), rng, "end"))
+    rows: list[tuple[str, Timing]] = []
+    for label, extra in [
+        ("detached (as installed)", {"MEMLS_HOOK_BACKFILL": "detached"}),
+        ("inline, 1.5 s budget", {"MEMLS_HOOK_BACKFILL": "inline"}),
+        (
+            "inline, budget raised to 60 s",
+            {"MEMLS_HOOK_BACKFILL": "inline", "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS": "60000"},
+        ),
+    ]:
+        project = make_project(tmp / f"end-{len(rows)}", 20, model)
+        budget = "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS"
+        env = {**{k: v for k, v in ENV.items() if k != budget}, **extra}
+        data = payload("SessionEnd", project, source, reason="other")
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        proc = subprocess.run([*MEMLS, "hook", "session-end"], input=data, cwd=project, env=env,
+                              capture_output=True, text=True, check=False)  # fmt: skip
+        took = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        if proc.stderr.strip():
+            print(f"  (stderr: {proc.stderr.strip()})")
+        rows.append((label, Timing(took, cpu)))
+        _wait_worker(project)
+    print(f"session-end, {source.stat().st_size / 1e6:.1f} MB transcript, first archive:")
+    for label, timing in rows:
+        print(f"  {label:<32}{timing.ms()}  (Claude Code cancels it at 1500 ms unless raised)")
+
+
 def _word(rng: random.Random) -> str:
     return "".join(
         rng.choice("bcdfghklmnprstvz") + rng.choice("aeiou") for _ in range(rng.randint(2, 4))
@@ -319,7 +359,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--model", default="memls-hash", help="recall model of the roots")
     parser.add_argument("--quick", action="store_true", help="small scale, for a smoke run")
-    parser.add_argument("--only", choices=["start", "compact", "recall"], default=None)
+    parser.add_argument("--only", choices=["start", "compact", "recall", "end"], default=None)
     args = parser.parse_args()
     if args.quick:
         args.checkpoints, args.transcript_mb, args.chunks, args.queries, args.runs = (
@@ -337,6 +377,8 @@ def main() -> None:
             bench_pre_compact(tmp, args.transcript_mb, args.runs, args.model)
         if args.only in (None, "recall"):
             bench_recall_search(tmp, args.chunks, args.model, args.queries)
+        if args.only in (None, "end"):
+            bench_session_end(tmp, args.transcript_mb, args.model)
 
 
 if __name__ == "__main__":

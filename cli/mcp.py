@@ -1,6 +1,6 @@
 """`memls mcp` — memory for coding agents over the Model Context Protocol (stdio).
 
-Built on the official ``mcp`` SDK's low-level ``Server`` (the ``memls[mcp]`` extra,
+Built on the official ``mcp`` SDK's low-level ``Server`` (memls's ``mcp`` extra,
 imported only when this command runs). Every tool calls the same core operation as the
 matching CLI command; refusals (an unsafe name, a compare-and-swap conflict, a missing
 root, bad input) come back as tool results with ``isError`` and the CLI's message, and the
@@ -42,18 +42,33 @@ LOG.md, archived session transcripts) healthy and searchable. Use it:
   and why). It returns the /compact (or /clear) line to use next.
 - Before re-deriving something that was decided or found earlier: recall_search (hybrid
   semantic + full-text search over memory files and past session transcripts; results name
-  file and line range).
+  file and line range, and for a transcript the JSONL lines of the matching messages).
 - Record a decision or milestone with log_append; refresh .handoff.md with handoff_refresh
   before handing work over; memory_check reports what is wrong with the memory files.
 Everything stays in the memory root on this machine."""
 
+CHECKPOINT_TEMPLATE = "memls://memory/checkpoint-{name}.md"
+MEMORY_TEMPLATE = "memls://memory/{path}"
 RESOURCE_NOT_FOUND = -32002
 """The MCP specification's error code for a resource URI that names nothing."""
 RECALL_REFRESH_BUDGET = 1.5
 """Seconds of refresh work recall_search waits for before answering from the index as it is
 (``MEMLS_MCP_RECALL_BUDGET``); the refresh goes on in the background."""
 RECALL_BUDGET_ENV = "MEMLS_MCP_RECALL_BUDGET"
-_RECALL_KINDS = ("topic", "checkpoint", "handoff", "log", "transcript", "index")
+
+_TOOL_COMMANDS: dict[str, tuple[str, str, str | None]] = {
+    "recall_search": ("memls.cli.recall", "recall", "search"),
+    "recall_status": ("memls.cli.recall", "recall", "status"),
+    "checkpoint_save": ("memls.cli.checkpoint", "checkpoint", "save"),
+    "checkpoint_resume": ("memls.cli.checkpoint", "checkpoint", "resume"),
+    "checkpoint_list": ("memls.cli.checkpoint", "checkpoint", "list"),
+    "checkpoint_clear": ("memls.cli.checkpoint", "checkpoint", "clear"),
+    "handoff_refresh": ("memls.cli.ops", "handoff", "refresh"),
+    "log_append": ("memls.cli.ops", "log", "append"),
+    "memory_check": ("memls.cli.check", "check", None),
+    "snapshot_save": ("memls.cli.snapshot", "snapshot", "save"),
+}
+"""The CLI command each tool runs the core operation of (where refusals name its flags)."""
 
 
 @click.command()
@@ -86,7 +101,7 @@ def mcp(root: Path | None, http: str | None, allow_remote: bool, print_token: bo
            checkpoint_list, checkpoint_clear, handoff_refresh, log_append,
            memory_check, snapshot_save.
     Register it with an agent, e.g. `claude mcp add memls -- memls mcp`.
-    Needs the extra: pip install 'memls[mcp]'.
+    Needs the mcp extra: install memls with it, e.g. uv tool install '/path/to/memls[mcp]'.
 
     \b
     With --http, a random token is made at each start (or taken from MEMLS_MCP_TOKEN)
@@ -98,13 +113,19 @@ def mcp(root: Path | None, http: str | None, allow_remote: bool, print_token: bo
         from mcp.server.stdio import stdio_server
     except ImportError as exc:
         raise click.ClickException(
-            f"memls mcp needs the MCP SDK ({exc.name} is missing): pip install 'memls[mcp]'"
+            f"memls mcp needs the MCP SDK ({exc.name} is missing): install memls with its mcp "
+            f"extra, e.g. uv tool install '/path/to/memls[mcp]' from a clone (memls is not on "
+            f"PyPI), or add the SDK to this environment with "
+            f"`{_install_command('mcp>=2.3,<3')}`"
         ) from exc
     if http is None:
         for flag, given in (("--allow-remote", allow_remote), ("--print-token", print_token)):
             if given:
                 raise Refused(f"{flag} needs --http [HOST:]PORT")
-        memls = MemlsServer(_root_for(root))
+        found = _root_for(root)
+        if found is None:
+            click.echo(f"memls mcp: {no_root_message(Path.cwd())}", err=True)
+        memls = MemlsServer(found, start=Path.cwd())
 
         async def main() -> None:
             async with stdio_server() as (read, write):
@@ -112,7 +133,26 @@ def mcp(root: Path | None, http: str | None, allow_remote: bool, print_token: bo
 
         anyio.run(main)
         return
-    _serve_http_command(_root_for(root), http, allow_remote=allow_remote, print_token=print_token)
+    found = _root_for(root)
+    if found is None:
+        raise Refused(no_root_message(Path.cwd()))
+    _serve_http_command(found, http, allow_remote=allow_remote, print_token=print_token)
+
+
+def no_root_message(start: Path) -> str:
+    """Why a server started without ``--root`` has no memory root, and what to do."""
+    return (
+        f"no memory root: memls mcp was started in {start} without --root, and no memory "
+        "root (a folder with MEMORY.md, LOG.md or checkpoint-*.md, or Claude Code's memory "
+        "folder for the project) is there or above it; nothing is read or written. Add "
+        '"--root", "/path/to/memory" to the server\'s args, or start it in the project folder'
+    )
+
+
+def _install_command(package: str) -> str:
+    from memls.core.recall.minilm import install_command
+
+    return install_command(f"'{package}'")
 
 
 class Refused(click.ClickException):
@@ -442,10 +482,31 @@ class HttpGuard:
         await send({"type": "http.response.body", "body": body})
 
 
-def _root_for(root: Path | None) -> Path:
+def _root_for(root: Path | None) -> Path | None:
+    """``--root`` as given, else the root discovered from the working directory, else None:
+    unlike the CLI, the server never falls back to its working directory (an agent starts
+    it wherever it runs, and memory must not appear there)."""
     from memls.cli.common import resolve_root
 
-    return resolve_root(root)
+    if root is not None:
+        return resolve_root(root)
+    return _discover(Path.cwd(), check=True)
+
+
+def _discover(start: Path, *, check: bool = False) -> Path | None:
+    from memls.cli.common import InvalidInput
+    from memls.core.config import ConfigError, check_configs, load_config
+    from memls.core.roots import discover_root
+
+    try:
+        if check:
+            check_configs(start)
+        found = discover_root(start)
+        if found is not None:
+            load_config(found)
+    except ConfigError as exc:
+        raise InvalidInput(f"broken configuration: {exc}") from exc
+    return found
 
 
 # --- tool arguments ---------------------------------------------------------------------------
@@ -455,19 +516,27 @@ def _models() -> dict[str, Any]:
     """The argument models of the tools (pydantic comes with the SDK; imported here, lazily)."""
     from pydantic import BaseModel, ConfigDict, Field
 
+    from memls.core.recall.chunking import KINDS
+    from memls.core.recall.query import MODES
+
     class _Args(BaseModel):
         model_config = ConfigDict(extra="forbid")
 
     class RecallSearch(_Args):
-        query: str = Field(description="What to look for: words, a question, a name.")
-        mode: Literal["hybrid", "semantic", "text"] = Field(
+        query: str = Field(
+            min_length=1, description="What to look for: words, a question, a name (not empty)."
+        )
+        # The enums are core's own lists: what the schema advertises is what core accepts.
+        mode: Literal[MODES] = Field(  # type: ignore[valid-type]
             "hybrid",
             description="hybrid fuses semantic and BM25 full-text rankings; text needs no model.",
         )
         limit: int = Field(8, ge=1, le=50, description="Number of results.")
-        kind: str | None = Field(
+        kind: Literal[KINDS] | None = Field(  # type: ignore[valid-type]
             None,
-            description="Only chunks of this kind: " + ", ".join(_RECALL_KINDS) + ".",
+            description="Only chunks of this kind: "
+            + ", ".join(KINDS)
+            + " (MEMORY.md itself is an index of pointers and is not searched).",
         )
         since: str | None = Field(
             None, description="Only chunks dated at or after this: YYYY-MM-DD, ISO time, 7d, 12h."
@@ -508,7 +577,9 @@ def _models() -> dict[str, Any]:
         consume: bool = Field(False, description="Delete the checkpoint after presenting it.")
 
     class CheckpointClear(_Args):
-        name: str = Field(description="Checkpoint to delete (its file and its index bullet).")
+        name: str = Field(
+            min_length=1, description="Checkpoint to delete (its file and its index bullet)."
+        )
 
     class LogAppend(_Args):
         title: str = Field(description="Entry title, one line.")
@@ -553,7 +624,9 @@ _DESCRIPTIONS = {
     "recall_search": "Search memory files and past session transcripts (hybrid semantic + "
     "full-text). Use before re-deriving something decided or found earlier. Results give "
     "path, start_line, end_line, kind, heading, snippet and score, plus the mode that ran and "
-    "whether it was degraded to text. Changed files are indexed first.",
+    "whether it was degraded to text. A transcript result's `lines` are the JSONL lines of "
+    "the messages that matched (start_line/end_line span them; `turn_lines` is the whole "
+    "turn): open those lines, not the turn. Changed files are indexed first.",
     "recall_status": "Recall's state: mode (semantic/text/unavailable), model, chunk counts, "
     "last backfill and verification.",
     "checkpoint_save": "Save a named checkpoint (checkpoint-NAME.md + its MEMORY.md bullet), "
@@ -602,16 +675,21 @@ class _Watch:
 class MemlsServer:
     """The MCP server over one memory root."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path | None, *, start: Path | None = None) -> None:
+        """``root`` None: no memory root was found from ``start`` (the working directory);
+        every tool refuses, nothing is written, until one appears there (each call looks
+        again)."""
         from mcp.server import Server
         from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 
         from memls import __version__
 
-        self.root = root
+        self._root = root
+        self.start = start
         self.models = _models()
         self.bus: InMemorySubscriptionBus = InMemorySubscriptionBus()
         self.watch = _Watch()
+        self._topics: tuple[tuple[str, int, int], list[Path]] | None = None
         self._recall_lock = threading.Lock()
         self._recall_seen: str | None = None
         self._refresh: _Refresh | None = None  # the one background refresh, while it runs
@@ -626,12 +704,14 @@ class MemlsServer:
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             on_list_resources=self._list_resources,
+            on_list_resource_templates=self._list_resource_templates,
             on_read_resource=self._read_resource,
             on_subscribe_resource=self._subscribe,
             on_unsubscribe_resource=self._unsubscribe,
             on_subscriptions_listen=ListenHandler(self.bus),
             on_list_prompts=self._list_prompts,
             on_get_prompt=self._get_prompt,
+            on_completion=self._complete,
         )
 
     async def serve(self, read: Any, write: Any) -> None:
@@ -740,17 +820,43 @@ class MemlsServer:
                     "agent passes in",
                 }
         except ToolError as exc:
-            return _error_result(str(exc), exc.exit_code, exc.extra)
+            return self._refuse(params.name, str(exc), exc.exit_code, exc.extra)
         except Exception as exc:  # refusals from core, and anything unexpected: never a crash
             message, code, extra = _refusal(exc)
-            return _error_result(message, code, extra)
+            return self._refuse(params.name, message, code, extra)
         line = freshness_line(payload.get("freshness")) if params.name == "recall_search" else None
         return _tool_result(payload, note=line)
 
+    def _refuse(
+        self, tool: str, message: str, code: int, extra: dict[str, Any]
+    ) -> types.CallToolResult:
+        """A refusal as a tool result, worded in the tool's parameter names (core words its
+        messages for the command line: ``--step needs --plan`` reaches the agent as
+        ``step needs plan``)."""
+        model = self.models.get(tool)
+        if model is not None:
+            names = parameter_names(tool, set(model.model_fields))
+            message = _in_parameters(message, names)
+            extra = {
+                k: _in_parameters(v, names) if isinstance(v, str) else v for k, v in extra.items()
+            }
+        return _error_result(message, code, extra)
+
     def _base(self) -> Path:
-        if not self.root.is_dir():
-            raise ToolError(f"memory root {self.root} does not exist or is not a directory")
-        return self.root
+        root = self.root
+        if root is None:
+            raise ToolError(no_root_message(self.start or Path.cwd()), root=None)
+        if not root.is_dir():
+            raise ToolError(f"memory root {root} does not exist or is not a directory")
+        return root
+
+    @property
+    def root(self) -> Path | None:
+        """The memory root; without one, the working directory is looked at again (a
+        MEMORY.md created there later is found), never used as a root by itself."""
+        if self._root is None and self.start is not None:
+            self._root = _discover(self.start)
+        return self._root
 
     def _git(self) -> Any:
         from memls.cli.opsutil import git_for
@@ -759,7 +865,13 @@ class MemlsServer:
 
     def tool_recall_search(self, args: Any) -> dict[str, Any]:
         from memls.core.recall import api
+        from memls.core.recall.search import query_words
 
+        if not query_words(args.query):
+            raise ToolError(
+                f"query {args.query!r} has no words to search for: give words, a question or "
+                "a name (an empty query would return arbitrary memory)"
+            )
         base = self._base()
         indexed, freshness = self._refresh_recall(base)
         response = api.search(
@@ -770,7 +882,13 @@ class MemlsServer:
             since=args.since,
             limit=args.limit,
         )
-        return {**response.to_dict(), "index": indexed, "freshness": freshness}
+        data = response.to_dict()
+        for hit in data["results"]:
+            if hit.get("lines"):
+                # a transcript hit: the lines to open are its messages', not the turn's
+                hit["turn_lines"] = [hit["start_line"], hit["end_line"]]
+                hit["start_line"], hit["end_line"] = hit["lines"][0], hit["lines"][-1]
+        return {**data, "index": indexed, "freshness": freshness}
 
     def _refresh_recall(self, base: Path) -> tuple[str, dict[str, Any]]:
         """Bring the recall index up to date when memory files or transcripts changed, within
@@ -986,24 +1104,70 @@ class MemlsServer:
     # -- resources --------------------------------------------------------------------------------
 
     def resources(self) -> dict[str, Path]:
-        """URI → file for MEMORY.md, each checkpoint, the handoff and LOG.md."""
+        """URI → file for MEMORY.md, each checkpoint, the handoff, LOG.md and the topic
+        files MEMORY.md links to (inside the root)."""
         from memls.core.ops.handoff import handoff_path
         from memls.core.workspace import CHECKPOINT_RE, index_path
 
         base = self.root
-        if not base.is_dir():
+        if base is None or not base.is_dir():
             return {}
-        found: list[Path] = [index_path(base)]
+        index = index_path(base)
+        found: list[Path] = [index]
         with contextlib.suppress(OSError):
             found += sorted(p for p in base.iterdir() if CHECKPOINT_RE.match(p.name))
         with contextlib.suppress(ValueError):
             found.append(handoff_path(base))
         found.append(base / "LOG.md")
+        found += self._linked_topics(base, index)
         out: dict[str, Path] = {}
         for path in found:
             if path.is_file() and not path.is_symlink():
-                out[_uri(base, path)] = path
+                out.setdefault(_uri(base, path), path)
         return out
+
+    def _linked_topics(self, base: Path, index: Path) -> list[Path]:
+        """Markdown files inside the root that MEMORY.md links to, in link order (cached
+        while MEMORY.md's size and modification time stay the same)."""
+        from memls.core.fsutil import inside
+        from memls.core.links import LinkResolver, distinct_links
+        from memls.core.parse import parse_file
+        from memls.core.workspace import repo_root_for
+
+        try:
+            st = index.stat()
+        except OSError:
+            return []
+        key = (str(index), st.st_size, st.st_mtime_ns)
+        if self._topics is not None and self._topics[0] == key:
+            return self._topics[1]
+        topics: list[Path] = []
+        try:
+            doc = parse_file(index)
+            resolver = LinkResolver(base, repo_root_for(base))
+            for _link, target in resolver.resolve_all(distinct_links(doc)):
+                if target is None or target.suffix.lower() != ".md" or target == index:
+                    continue
+                if target.is_relative_to(base) and inside(base, target) and target not in topics:
+                    topics.append(target)
+        except (OSError, ValueError):
+            topics = []
+        self._topics = (key, topics)
+        return topics
+
+    def readable(self) -> dict[str, Path]:
+        """What resources/read serves: the listed resources, and every other Markdown memory
+        file of the root by its path (the ``memls://memory/{path}`` template)."""
+        from memls.core.workspace import memory_files
+
+        found = self.resources()
+        base = self.root
+        if base is None or not base.is_dir():
+            return found
+        for path in memory_files(base):
+            if path.is_file() and not path.is_symlink():
+                found.setdefault(_uri(base, path), path)
+        return found
 
     async def _list_resources(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -1012,17 +1176,45 @@ class MemlsServer:
 
         self._remember(ctx)
         found = self.resources()
+        base = self.root
         self.watch.listed = _stats(found)
         return types.ListResourcesResult(
             resources=[
                 types.Resource(
                     uri=uri,
-                    name=path.relative_to(self.root).as_posix(),
+                    name=path.relative_to(base).as_posix() if base else path.name,
                     title=_title(path),
                     mime_type="text/markdown",
                     size=self.watch.listed.get(uri, (None, 0))[0],
                 )
                 for uri, path in found.items()
+            ]
+        )
+
+    async def _list_resource_templates(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        import mcp_types as types
+
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    name="checkpoint",
+                    title="A checkpoint by name",
+                    uri_template=CHECKPOINT_TEMPLATE,
+                    description="checkpoint-{name}.md of the memory root (checkpoint_list "
+                    "names them).",
+                    mime_type="text/markdown",
+                ),
+                types.ResourceTemplate(
+                    name="memory-file",
+                    title="A memory file by path",
+                    uri_template=MEMORY_TEMPLATE,
+                    description="Any Markdown memory file of the root by its path relative "
+                    "to the root (MEMORY.md, LOG.md, memory/topic.md, transcripts/.handoff.md, "
+                    "a topic file MEMORY.md links to); URL-encoded, '/' kept.",
+                    mime_type="text/markdown",
+                ),
             ]
         )
 
@@ -1032,11 +1224,12 @@ class MemlsServer:
         import mcp_types as types
         from mcp.shared.exceptions import MCPError
 
-        path = self.resources().get(str(params.uri))
+        path = self.readable().get(_normal_uri(str(params.uri)))
         if path is None:
             raise MCPError(
                 RESOURCE_NOT_FOUND,
-                f"no memory file {params.uri} (resources/list shows what there is)",
+                f"no memory file {params.uri} (resources/list and "
+                "resources/templates/list show what there is)",
             )
         text = self._redact(path.read_bytes().decode("utf-8", "replace"))
         return types.ReadResourceResult(
@@ -1045,6 +1238,41 @@ class MemlsServer:
                     uri=str(params.uri), mime_type="text/markdown", text=text
                 )
             ]
+        )
+
+    async def _complete(
+        self, ctx: ServerRequestContext[Any], params: types.CompleteRequestParams
+    ) -> types.CompleteResult:
+        """Completions for the templates' ``name`` and ``path`` and the prompts' ``name``:
+        the checkpoints and memory files there are, by prefix."""
+        import mcp_types as types
+
+        from memls.core.workspace import CHECKPOINT_RE
+
+        ref, argument = params.ref, params.argument
+        prefix = argument.value or ""
+        base = self.root
+        values: list[str] = []
+        if base is not None and base.is_dir():
+            files = self.readable()
+            paths = sorted(p.relative_to(base).as_posix() for p in files.values())
+            names = sorted(
+                m["name"]
+                for m in (CHECKPOINT_RE.match(Path(p).name) for p in paths if "/" not in p)
+                if m
+            )
+            wants_names = argument.name == "name" and (
+                isinstance(ref, types.PromptReference)
+                or getattr(ref, "uri", None) == CHECKPOINT_TEMPLATE
+            )
+            if wants_names:
+                values = [n for n in names if n.startswith(prefix)]
+            elif argument.name == "path" and getattr(ref, "uri", None) == MEMORY_TEMPLATE:
+                values = [p for p in paths if p.startswith(prefix)]
+        return types.CompleteResult(
+            completion=types.Completion(
+                values=values[:100], total=len(values), has_more=len(values) > 100
+            )
         )
 
     async def _subscribe(
@@ -1073,13 +1301,13 @@ class MemlsServer:
         """Tell clients when memory files appear, disappear or change (until ``stop`` is set)."""
         import watchfiles
 
-        if not self.root.is_dir():
+        base = self.root
+        if base is None or not base.is_dir():
             return
         self.watch.listed = _stats(self.resources())
         # The folders resources live in, not the tree below (a root may be a whole repository).
-        places = [
-            p for p in (self.root, self.root / "transcripts", self.root / "memory") if p.is_dir()
-        ]
+        places = [p for p in (base, base / "transcripts", base / "memory") if p.is_dir()]
+        places += sorted({p.parent for p in self.resources().values()} - set(places))
         async for _ in watchfiles.awatch(
             *places,
             watch_filter=lambda _, p: p.endswith(".md"),
@@ -1175,7 +1403,7 @@ class MemlsServer:
         from memls.core.secrets import redact
 
         try:
-            allowed = frozenset(load_config(self.root).allow_secrets)
+            allowed = frozenset(load_config(self.root).allow_secrets) if self.root else frozenset()
         except ConfigError:
             allowed = frozenset()
         return redact(text, allowed)
@@ -1184,19 +1412,22 @@ class MemlsServer:
         from memls.core.agent.context import present_checkpoint, session_context
         from memls.core.ops.checkpoint import checkpoint_path, sanitize_name
 
-        if not self.root.is_dir():
-            return f"There is no memory root at {self.root} yet: nothing to resume."
+        root = self.root
+        if root is None:
+            return f"There is no memory root yet: nothing to resume ({no_root_message(self.start or Path.cwd())})."
+        if not root.is_dir():
+            return f"There is no memory root at {root} yet: nothing to resume."
         git = self._git()
         if name:
             try:
-                path = checkpoint_path(self.root, sanitize_name(name))
+                path = checkpoint_path(root, sanitize_name(name))
             except ValueError as exc:
                 return f"Cannot resume {name!r}: {exc}"
             if not path.is_file():
                 return f'There is no checkpoint "{name}". Call checkpoint_list to see them.'
             context = present_checkpoint(path, git.current_branch())
         else:
-            context = session_context(self.root, "compact", git=git)
+            context = session_context(root, "compact", git=git)
         return (
             "Resume the work from this memls memory. Continue with the Next Action; do not "
             "retry an approach marked as previously failed. If a branch warning is shown, "
@@ -1221,6 +1452,22 @@ def _uri(root: Path, path: Path) -> str:
     from urllib.parse import quote
 
     return "memls://memory/" + quote(path.relative_to(root).as_posix())
+
+
+def _normal_uri(uri: str) -> str:
+    """A resource URI as :func:`_uri` spells it (a client may encode more or fewer
+    characters when it fills in a template); anything that is not a plain relative path
+    inside ``memls://memory/`` stays as it is and so names nothing."""
+    from urllib.parse import quote, unquote
+
+    prefix = "memls://memory/"
+    if not uri.startswith(prefix):
+        return uri
+    rel = unquote(uri[len(prefix) :])
+    parts = rel.split("/")
+    if not rel or any(p in ("", ".", "..") for p in parts) or "\\" in rel or "\x00" in rel:
+        return uri
+    return prefix + quote(rel)
 
 
 def _title(path: Path) -> str:
@@ -1367,6 +1614,43 @@ def _op_payload(result: Any) -> dict[str, Any]:
         "paths": [str(p) for p in result.paths],
         **result.data,
     }
+
+
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+
+
+def parameter_names(tool: str, fields: set[str]) -> dict[str, str]:
+    """The CLI flags of the command a tool stands for, mapped to the tool's parameter names
+    (``--next`` → ``next_action``; ``fields`` are the tool's parameters), read from the
+    click command itself: a refusal core words for the command line reaches the agent in
+    the tool's own terms."""
+    import importlib
+
+    entry = _TOOL_COMMANDS.get(tool)
+    if entry is None:
+        return {}
+    module, attr, sub = entry
+    command = getattr(importlib.import_module(module), attr)
+    if sub is not None:
+        command = command.commands[sub]
+    out: dict[str, str] = dict(_NO_PARAMETER.get(tool, {}))
+    for param in command.params:
+        if isinstance(param, click.Option) and param.name in fields:
+            for flag in (*param.opts, *param.secondary_opts):
+                if flag.startswith("--"):
+                    out[flag] = param.name
+    return out
+
+
+_NO_PARAMETER = {"snapshot_save": {"--initial": "no expect"}}
+"""Flags whose meaning a tool expresses by leaving a parameter out."""
+
+
+def _in_parameters(message: str, names: dict[str, str]) -> str:
+    """A message with the CLI flags in ``names`` replaced by the tool's parameter names."""
+    if "--" not in message:
+        return message
+    return _FLAG.sub(lambda m: names.get(m.group(0), m.group(0)), message)
 
 
 def _refusal(exc: Exception) -> tuple[str, int, dict[str, Any]]:

@@ -25,8 +25,12 @@ def is_root(directory: Path) -> bool:
 
 
 def claude_memory_dir(project: Path, home: Path | None = None) -> Path:
-    """Claude Code's auto-memory directory for a project: ``~/.claude/projects/<slug>/memory``."""
-    slug = str(project.resolve()).replace("/", "-")
+    """Claude Code's auto-memory directory for a project: ``~/.claude/projects/<slug>/memory``,
+    the slug made by Claude Code's own rule (every character but a letter or digit → ``-``,
+    long paths cut and hashed: :func:`memls.core.agent.claude_memory.project_slug`)."""
+    from memls.core.agent.claude_memory import project_slug
+
+    slug = project_slug(str(project.resolve()))
     return (home or Path.home()) / ".claude" / "projects" / slug / "memory"
 
 

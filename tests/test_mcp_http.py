@@ -29,7 +29,7 @@ from typing import Any
 import anyio
 import pytest
 
-pytest.importorskip("mcp", reason="the mcp extra is not installed (pip install 'memls[mcp]')")
+pytest.importorskip("mcp", reason="the mcp extra is not installed (make install-dev installs it)")
 
 import httpx2
 import mcp_types as types

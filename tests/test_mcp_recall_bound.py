@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import pytest
 
-pytest.importorskip("mcp", reason="the mcp extra is not installed (pip install 'memls[mcp]')")
+pytest.importorskip("mcp", reason="the mcp extra is not installed (make install-dev installs it)")
 
 import mcp_types as types
 

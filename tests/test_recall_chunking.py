@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pytest
 
@@ -139,3 +140,70 @@ def test_slug_and_timestamps() -> None:
     assert normalize_timestamp("2026-11-30T14:02:00+02:00") == "2026-11-30T12:02:00"
     assert normalize_timestamp("2026-11-30 · title") == "2026-11-30T00:00:00"
     assert normalize_timestamp("soon") is None
+
+
+def test_every_line_of_a_turn_chunk_maps_to_the_jsonl_line_it_came_from(tmp_path: Path) -> None:
+    """A turn cut into parts for size: each part's text line names the message's file line."""
+    import json
+
+    from memls.core.recall.chunking import decode_line_map
+    from memls.core.recall.transcripts import parse_transcript
+    from tests.agent_fixtures import turn
+
+    long_answer = "\n".join(
+        f"Step {i}: rebuild module-{i} and rerun its tests." for i in range(150)
+    )
+    records = [turn("user", "How do we rebuild everything?\nSecond line of the question.", n=0)]
+    for n in range(3):
+        records.append(
+            json.dumps(
+                {
+                    "type": "assistant",
+                    "uuid": f"use-{n}",
+                    "sessionId": "sess-1",
+                    "message": {
+                        "role": "assistant",
+                        "content": [
+                            {
+                                "type": "tool_use",
+                                "id": f"t{n}",
+                                "name": "Bash",
+                                "input": {"command": f"make part{n}"},
+                            }
+                        ],
+                    },
+                }
+            )
+            + "\n"
+        )
+    records.append(turn("assistant", long_answer, n=1))
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(records), encoding="utf-8")
+    file_lines = path.read_text(encoding="utf-8").splitlines()
+    (only,) = parse_transcript(path).turns
+    chunks = chunk_turn(
+        "s.jsonl",
+        0,
+        only.text,
+        only.start_line,
+        only.end_line,
+        header="h",
+        timestamp=None,
+        session_id=None,
+        branch=None,
+        line_map=only.line_map,
+    )
+    assert len(chunks) > 1  # cut for size
+    seen: set[int] = set()
+    for chunk in chunks:
+        mapped = decode_line_map(chunk.line_map)
+        assert len(mapped) == len(chunk.text.splitlines())
+        for text, (line, conversation) in zip(chunk.text.splitlines(), mapped, strict=True):
+            record = file_lines[line - 1]
+            words = text.removeprefix("User: ").removeprefix("Assistant: ")
+            if conversation:
+                assert json.dumps(words)[1:-1] in record, (text, line)
+            else:
+                assert '"tool_use"' in record
+            seen.add(line)
+    assert seen == {1, 2, 3, 4, 5}

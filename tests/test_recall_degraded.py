@@ -48,7 +48,7 @@ def test_store_whose_model_plugin_is_gone(tmp_path: Path, fake_model: FakePlugin
     status = api.status(root)
     assert status["mode"] == "text"
     assert "built with embedding model 'memls-retired-model'" in status["message"]
-    assert "pip install memls" in status["message"]
+    assert "llm install -e /path/to/memls" in status["message"]
     assert "Full-text search keeps working" in status["message"]
     response = api.search(root, "drip line")
     assert response.degraded is True

@@ -218,14 +218,17 @@ def test_no_copy_memls_makes_holds_a_secret(tmp_path: Path, fakes: Fakes) -> Non
 
     log = (project / "LOG.md").read_text(encoding="utf-8")
     state = handoff.read_text(encoding="utf-8")
-    for text in (log, state):
-        assert "staging key [redacted OpenAI-style API key] for the wombat deploy" in text
-        assert "JWT_SECRET=[redacted" in text
-        assert "postgres://admin:[redacted password in a URL]@db.example.com/app" in text
-        assert "numbat tables migrated" in text
+    (kept_file,) = (project / "transcripts").glob("*.compact-*.md")  # the summary, kept once
+    kept = kept_file.read_text(encoding="utf-8")
+    assert "staging key [redacted OpenAI-style API key] for the wombat deploy" in kept
+    assert "JWT_SECRET=[redacted" in kept
+    assert "postgres://admin:[redacted password in a URL]@db.example.com/app" in kept
+    assert "numbat tables migrated" in kept
+    for text in (log, state):  # they point at it
+        assert f"transcripts/{kept_file.name}" in text
     assert_nowhere(
         [fakes.openai, fakes.jwt, fakes.db_password],
-        {"LOG.md": log.encode(), ".handoff.md": state.encode()},
+        {"LOG.md": log.encode(), ".handoff.md": state.encode(), kept_file.name: kept.encode()},
     )
 
     # the next session starts with the checkpoint (and, after a compaction, the handoff)
@@ -235,7 +238,7 @@ def test_no_copy_memls_makes_holds_a_secret(tmp_path: Path, fakes: Fakes) -> Non
     context = _context(proc.stdout)
     assert "Next Action: Ship the billing export" in context
     assert "authenticates with the nvidia key [redacted NVIDIA API key] for now" in context
-    assert "## Next Steps (from .handoff.md)" in context
+    assert context.count("[redacted NVIDIA API key]") == 1  # the handoff's copy is not repeated
     assert_nowhere(fakes.values(), {"session-start stdout": proc.stdout.encode()})
 
     # recall: memory files and the archived transcript, embedded with memls-hash; a reader
@@ -276,12 +279,11 @@ def test_a_fingerprint_in_allow_secrets_keeps_that_fake(tmp_path: Path) -> None:
     summary = f"Sample key {known.openai}; the real one is {other.openai}.\n"
     data = payload("PostCompact", project, transcript, trigger="auto", compact_summary=summary)
     assert run_hook("post-compact", data, cwd=project).returncode == 0
+    (kept,) = (project / "transcripts").glob("*.compact-*.md")
+    text = kept.read_text(encoding="utf-8")
+    assert f"Sample key {known.openai}; the real one is [redacted OpenAI-style API key]." in text
     for name in ("LOG.md", ".handoff.md"):
-        text = (project / name).read_text(encoding="utf-8")
-        assert (
-            f"Sample key {known.openai}; the real one is [redacted OpenAI-style API key]." in text
-        )
-        assert other.openai not in text
+        assert other.openai not in (project / name).read_text(encoding="utf-8")
 
     write_turns(transcript, [(f"Use {known.openai} in the docs", "Done: the wallaby docs.")], 2)
     proc = run_hook("pre-compact", payload("PreCompact", project, transcript), cwd=project)

@@ -226,7 +226,9 @@ def test_post_compact_and_session_start_report_a_linked_state_folder(tmp_path: P
     proc = run_hook("post-compact", summary, cwd=project)
     assert proc.returncode == 0
     assert "refusing" in _one_line(proc.stderr, "memls hook post-compact: ")
-    assert "Kept the plan." in (project / "LOG.md").read_text(encoding="utf-8")  # still kept
+    assert "— Compaction summary" in (project / "LOG.md").read_text(encoding="utf-8")
+    (kept,) = (project / "transcripts").glob("*.compact-*.md")  # still kept
+    assert "Kept the plan." in kept.read_text(encoding="utf-8")
     start = run_hook(
         "session-start", payload("SessionStart", project, source="compact"), cwd=project
     )
@@ -319,7 +321,8 @@ def test_what_the_hooks_and_backfill_write_is_private(tmp_path: Path) -> None:
         assert _mode(path) == 0o600, path.name
     # memory files the hooks created fresh: 0600 too (their text comes from the session)
     assert _mode(project / "LOG.md") == 0o600
-    assert _mode(project / "transcripts" / ".handoff.md") == 0o600
+    (kept,) = (project / "transcripts").glob("*.compact-*.md")  # the compaction summary
+    assert _mode(kept) == 0o600
     assert _mode(project / "MEMORY.md") == 0o644  # the user's own file: untouched
 
     from memls.core.recall.store import RecallStore
@@ -343,6 +346,7 @@ def test_older_wider_modes_are_tightened_and_memory_files_keep_theirs(tmp_path: 
     log = project / "LOG.md"
     log.write_text("# Log\n", encoding="utf-8")
     os.chmod(log, 0o644)
+    assert _memls(project, "handoff", "new").returncode == 0  # the hooks refresh, never start one
     handoff = project / "transcripts" / ".handoff.md"
     os.chmod(handoff, 0o640)
     os.utime(handoff, (time.time() - 3600, time.time() - 3600))
@@ -355,7 +359,7 @@ def test_older_wider_modes_are_tightened_and_memory_files_keep_theirs(tmp_path: 
     assert _mode(state / "recall.db") == 0o600
     assert _mode(project / "transcripts") == 0o700
     assert _mode(project / "transcripts" / SESSION) == 0o600
-    assert "Done." in log.read_text(encoding="utf-8")
+    assert "— Compaction summary" in log.read_text(encoding="utf-8")
     assert _mode(log) == 0o644  # an existing memory file keeps its mode
     assert _mode(handoff) == 0o640
 
@@ -408,8 +412,9 @@ def test_in_a_git_repository_memls_files_stay_out_of_git_status(
     assert not [x for x in lines if ".jsonl" in x or ".memls" in x or ".gitignore" in x], lines
     every = _porcelain(repo, "--untracked-files=all")
     assert all(line[3:].endswith(".md") for line in every), every  # memory files only
-    if example == "flat":  # the handoff the hook started is the folder's only visible file
-        assert "?? transcripts/.handoff.md" in every
+    assert not [x for x in every if x.startswith("??") and "transcripts/" in x], (
+        every
+    )  # no new file
     dry = subprocess.run(
         ["git", "add", "-A", "--dry-run"], cwd=repo, capture_output=True, text=True, check=True
     ).stdout
@@ -425,6 +430,8 @@ def test_in_a_git_repository_memls_files_stay_out_of_git_status(
     assert "work.py" in modified
     assert "transcripts" not in modified
     assert ".memls" not in modified
+    if example == "flat":  # the hooks refresh a handoff, they never start one
+        assert _memls(repo, "handoff", "new").returncode == 0
     end = payload("SessionEnd", repo, transcript, reason="logout")
     assert run_hook("session-end", end, cwd=repo).returncode == 0
     handoff = next(

@@ -12,7 +12,8 @@ file 0600, and neither is ever written through a symlink (refused with
 :class:`~memls.core.fsutil.UnsafeStateError`). It stays in ``transcripts/`` — where recall
 reads transcripts (``workspace.transcript_files``) and what the stored chunk paths name —
 and out of git: unless git already ignores it, ``transcripts/.gitignore`` is written when
-missing, ignoring ``*.jsonl`` and itself, so a handoff kept there stays visible.
+missing, ignoring ``*.jsonl``, the compaction summaries kept beside them
+(``*.compact-*.md``, :mod:`.summary`) and itself, so a handoff kept there stays visible.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ ARCHIVE_IGNORE = (
     "# Written by memls: archived session transcripts are private and stay out of git.\n"
     "# memls writes this file only when it is missing; edit it to change what is ignored.\n"
     "*.jsonl\n"
+    "*.compact-*.md\n"
     ".gitignore\n"
 )
 _GUARD = 4096

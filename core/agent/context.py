@@ -1,12 +1,19 @@
 """The context a session starts with: the branch's checkpoint, the handoff, memory health.
 
 ``session_context`` assembles what Claude Code's SessionStart hook injects (and what the
-MCP ``resume`` prompt shows): the checkpoint of the current branch — branch-mismatch
-warning, the Next Action, previously failed approaches, the plan step — then, after a
-compaction or ``/clear``, the handoff's Next Steps, a one-line health summary, the other
-checkpoints to pick from, and where the root is. It is read-only and cheap: one checkpoint is parsed; the
-others are known from the first lines of their files. Parts are added most important
-first and the whole is capped at a budget of characters.
+MCP ``resume`` prompt shows): the *carry* — the checkpoint of the current branch
+(branch-mismatch warning, the Next Action, previously failed approaches, the plan step),
+its open bundle items and, after a compaction or ``/clear``, what the handoff's Next Steps
+add to it — then a one-line health summary, the other checkpoints to pick from, and where
+the root is. It is read-only and cheap: one checkpoint is parsed; the others are known from
+the first lines of their files. Parts are added most important first and the whole is
+capped at a budget of characters. No line is said twice (a handoff line that repeats the
+checkpoint is left out) and no template prompt (``- (author: …)``) is passed on.
+
+Compaction runs PreCompact → SessionStart(``compact``) → PostCompact. PreCompact prints
+:func:`compaction_instructions` (Claude Code appends a PreCompact hook's output to the
+summariser's instructions) and keeps the carry (:func:`save_carry`);
+SessionStart(``compact``) injects that kept carry (:func:`take_carry`).
 
 This text goes to the model provider, and memory files can hold what an agent copied into
 them: every part is redacted (:func:`memls.core.secrets.redact`, each secret value becomes
@@ -16,8 +23,11 @@ the budget is applied, so a cut never leaves half a secret.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +40,17 @@ _HEAD_BYTES = 2048
 _FIELD = re.compile(r"^\s*[-*]\s+\*\*(Branch|Saved):\*\*\s*(.*?)\s*$", re.MULTILINE)
 _OTHERS = 5
 _CUT = "… (cut to fit the context budget"
+CARRY_FILE = ".memls/compact-carry.json"
+"""What PreCompact prepared for the SessionStart(compact) of the same session."""
+CARRY_MAX_AGE = 3600.0
+_PLACEHOLDER = re.compile(
+    r"^\s*(?:[-*+]\s+)?\((?:(?:author|todo|fill in)\b[^()]*|nothing to report)\)\s*$", re.I
+)
+_LEAD = re.compile(
+    r"^(?:[-*+]\s+|\d+[.)]\s+)*(?:⚠\s*)?"
+    r"(?:next action|previously failed|do not repeat \(failed before\)|failed|plan)?\s*:?\s*",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -114,7 +135,8 @@ def present_checkpoint(
     if nxt is not None:
         _, _, next_title = nxt.title.partition(":")
         lines.append(f"Next Action: {next_title.strip()}".rstrip())
-        lines += strip_blank_edges(doc.body_lines(nxt))
+        body = [ln for ln in doc.body_lines(nxt) if not is_placeholder(ln)]
+        lines += strip_blank_edges(body)
     failed = doc.section(FAILED)
     if failed is not None:
         for item in doc.items_in(failed):
@@ -127,10 +149,46 @@ def present_checkpoint(
     return _redact("\n".join(lines), allowed)
 
 
-def handoff_next_steps(root: Path, *, allowed: frozenset[str] = frozenset()) -> str | None:
+def is_placeholder(line: str) -> bool:
+    """A template's prompt line (``- (author: 1-3 lines on what to do next …)``) or an
+    empty automatic block's ``- (nothing to report)``."""
+    return bool(_PLACEHOLDER.match(line))
+
+
+def said(line: str) -> str:
+    """The words of a line without its bullet and memls's labels, for spotting repeats."""
+    return " ".join(_LEAD.sub("", line.strip(), count=1).split()).strip("`").casefold()
+
+
+def open_bundle_items(path: Path, *, allowed: frozenset[str] = frozenset()) -> str | None:
+    """The checkpoint's open Checkpoint Bundle steps, one bullet each (redacted), if any."""
+    from memls.core.bundle import find_bundles
+    from memls.core.parse import parse_text
+
+    try:
+        text = path.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return None
+    if "heckpoint Bundle" not in text:
+        return None
+    items = [i.text for b in find_bundles(parse_text(text, path)) for i in b.open_items()]
+    if not items:
+        return None
+    return _redact("\n".join(["Open bundle items:", *(f"- {i}" for i in items)]), allowed)
+
+
+def handoff_next_steps(
+    root: Path,
+    *,
+    allowed: frozenset[str] = frozenset(),
+    already: str = "",
+    resumed: str | None = None,
+) -> str | None:
     """The handoff's Next Steps section (without memls's HTML comment lines), if any.
 
-    Redacted like :func:`present_checkpoint`.
+    Lines that say again what ``already`` says (the checkpoint just presented), template
+    prompts, and — when ``resumed`` names the checkpoint presented — its "Resume with" line
+    are left out; None when nothing is left. Redacted like :func:`present_checkpoint`.
     """
     from memls.core.handoff import find_handoff_section
     from memls.core.ops._text import strip_blank_edges
@@ -146,9 +204,18 @@ def handoff_next_steps(root: Path, *, allowed: frozenset[str] = frozenset()) -> 
     section = find_handoff_section(doc, "Next Steps")
     if section is None:
         return None
-    body = [ln for ln in doc.body_lines(section) if not ln.strip().startswith("<!--")]
+    seen = {said(ln) for ln in already.split("\n")} - {""}
+    resume_line = said(f"- Resume with: `memls checkpoint resume {resumed}`")
+    body = []
+    for ln in doc.body_lines(section):
+        words = said(ln)
+        if ln.strip().startswith("<!--") or is_placeholder(ln) or (words and words in seen):
+            continue
+        if resumed is not None and words == resume_line:
+            continue
+        body.append(ln)
     body = strip_blank_edges(body)
-    if not body:
+    if not any(ln.strip() for ln in body):
         return None
     rel = path.relative_to(root).as_posix()
     return _redact("\n".join([f"## Next Steps (from {rel})", *body]), allowed)
@@ -188,20 +255,12 @@ def fit(parts: list[str], budget_chars: int, more: str) -> str:
     return "\n\n".join(out)
 
 
-def session_context(
-    root: Path,
-    source: str = "startup",
-    *,
-    git: Git | None = None,
-    budget_tokens: int = DEFAULT_BUDGET_TOKENS,
-    health_line: str | None = None,
-) -> str:
-    """What a session starting with ``source`` should know, most important first (redacted)."""
-    root = root.resolve()
-    allowed = allowed_secrets(root)
-    git = git if git is not None else Git(root)
-    branch = git.current_branch()
-    heads = checkpoint_heads(root)
+RESUMING = ("compact", "clear")
+"""Session starts that continue work: the handoff's Next Steps join the carry."""
+
+
+def pick_checkpoint(heads: list[CheckpointHead], branch: str | None) -> CheckpointHead | None:
+    """The current branch's checkpoint, else the only one there is."""
     by_name = {h.name: h for h in heads}
     picked: CheckpointHead | None = None
     if branch:
@@ -213,16 +272,126 @@ def session_context(
             picked = None
     if picked is None and len(heads) == 1:
         picked = heads[0]
-    parts: list[str] = []  # each one redacted before it is added
+    return picked
+
+
+def carry_parts(
+    root: Path,
+    branch: str | None,
+    picked: CheckpointHead | None,
+    heads: list[CheckpointHead],
+    allowed: frozenset[str],
+    *,
+    steps: bool,
+) -> list[str]:
+    """What must survive a compaction: the checkpoint, its open bundle items and (``steps``)
+    what the handoff's Next Steps add — each part redacted, no line twice."""
+    parts: list[str] = []
     if picked is not None:
         parts.append(present_checkpoint(picked.path, branch, allowed=allowed))
+        bundle = open_bundle_items(picked.path, allowed=allowed)
+        if bundle:
+            parts.append(bundle)
     elif heads:
         where = f"branch `{branch}`" if branch else "this directory (no git branch)"
         parts.append(_redact(f"No checkpoint for {where}.", allowed))
-    if source in ("compact", "clear"):
-        steps = handoff_next_steps(root, allowed=allowed)
-        if steps:
-            parts.append(steps)
+    if steps:
+        told = "\n".join(parts)
+        more = handoff_next_steps(
+            root, allowed=allowed, already=told, resumed=picked.name if picked else None
+        )
+        if more:
+            parts.append(more)
+    return parts
+
+
+def current_carry(root: Path, git: Git | None = None) -> list[str]:
+    """The carry of ``root`` now (as after a compaction), redacted."""
+    root = root.resolve()
+    git = git if git is not None else Git(root)
+    branch = git.current_branch()
+    heads = checkpoint_heads(root)
+    picked = pick_checkpoint(heads, branch)
+    return carry_parts(root, branch, picked, heads, allowed_secrets(root), steps=True)
+
+
+def compaction_instructions(carry: list[str]) -> str:
+    """What PreCompact prints: the summariser is asked to keep the carry word for word.
+
+    Empty when there is nothing to carry (no checkpoint, no handoff steps): then PreCompact
+    prints nothing and the summary is Claude Code's own."""
+    if not carry or all(part.startswith("No checkpoint for") for part in carry):
+        return ""
+    head = (
+        "Keep the following in the summary word for word (from the memls memory root): the "
+        "next action, the approaches that already failed (they must not be retried) and the "
+        "open checkpoint items."
+    )
+    return "\n\n".join([head, *carry])
+
+
+def save_carry(root: Path, session_id: str | None, carry: list[str]) -> None:
+    """Keep the carry for the SessionStart(compact) that follows (``.memls/``, 0600)."""
+    from memls.core.fsutil import state_dir, write_private
+
+    state_dir(root)
+    record = {"session_id": session_id or "", "saved": time.time(), "parts": carry}
+    write_private(root / CARRY_FILE, json.dumps(record, ensure_ascii=False).encode("utf-8"))
+
+
+def take_carry(root: Path, session_id: str | None) -> list[str] | None:
+    """The carry PreCompact kept for this session (then removed), or None: none kept, another
+    session's (left for it), older than :data:`CARRY_MAX_AGE` or unreadable (removed)."""
+    from memls.core.fsutil import open_private
+
+    path = root / CARRY_FILE
+    try:
+        fd = open_private(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            record = json.loads(handle.read(1 << 20).decode("utf-8", "replace"))
+    except ValueError:
+        record = None
+    saved = record.get("saved") if isinstance(record, dict) else None
+    fresh = isinstance(saved, (int, float)) and time.time() - saved <= CARRY_MAX_AGE
+    mine = isinstance(record, dict) and record.get("session_id") == (session_id or "")
+    if mine or not fresh:  # another session's fresh carry stays for it
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    if not (mine and fresh) or not isinstance(record, dict):
+        return None
+    parts = record.get("parts")
+    if not isinstance(parts, list) or not all(isinstance(p, str) for p in parts):
+        return None
+    return parts
+
+
+def session_context(
+    root: Path,
+    source: str = "startup",
+    *,
+    git: Git | None = None,
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+    health_line: str | None = None,
+    carry: list[str] | None = None,
+) -> str:
+    """What a session starting with ``source`` should know, most important first (redacted).
+
+    ``carry``: the parts PreCompact prepared (:func:`take_carry`), used instead of reading
+    the checkpoint and handoff again."""
+    root = root.resolve()
+    allowed = allowed_secrets(root)
+    git = git if git is not None else Git(root)
+    branch = git.current_branch()
+    heads = checkpoint_heads(root)
+    picked = pick_checkpoint(heads, branch)
+    parts: list[str] = []  # each one redacted before it is added
+    if carry is not None:
+        parts += carry
+    else:
+        parts += carry_parts(root, branch, picked, heads, allowed, steps=source in RESUMING)
     if health_line:
         parts.append(_redact(health_line, allowed))
     others = [h for h in heads if h is not picked][:_OTHERS]

@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -29,16 +30,23 @@ HOOK_LOCK_WAIT = 2.0
 """Seconds a hook waits for a backfill that is already running (the worker will index then)."""
 
 
-def backfill_waiting(root: Path, *, wait: float, text_only: bool = False) -> dict[str, Any] | None:
+def backfill_waiting(
+    root: Path,
+    *,
+    wait: float,
+    text_only: bool = False,
+    cancel: threading.Event | None = None,
+) -> dict[str, Any] | None:
     """recall's backfill, waiting at most ``wait`` seconds for one already running; None then.
 
     ``text_only``: recall's own backfill, cancelled the moment its indexing phase reports
     done — the embedding loop checks the cancel flag before its first batch, so nothing is
-    embedded and nothing indexed is lost.
+    embedded and nothing indexed is lost. ``cancel``: set it to stop early (between files
+    and between embedding batches; what was done stays).
     """
     from memls.core.recall import api
 
-    cancel = threading.Event()
+    cancel = cancel if cancel is not None else threading.Event()
 
     def progress(done: int, total: int, label: str) -> None:
         if label == "index" or label.startswith("embed"):
@@ -49,7 +57,7 @@ def backfill_waiting(root: Path, *, wait: float, text_only: bool = False) -> dic
     try:
         if text_only:
             return api.backfill(root, progress=progress, cancel=cancel)
-        return api.backfill(root)
+        return api.backfill(root, cancel=cancel)
     except TimeoutError:  # another backfill holds the store: it will see these files too
         return None
     finally:
@@ -92,7 +100,12 @@ def backfill_mode(mode: str | None = None) -> str:
 
 
 def after_archive(
-    root: Path, appended_bytes: int, mode: str | None = None, *, index_now: bool = True
+    root: Path,
+    appended_bytes: int,
+    mode: str | None = None,
+    *,
+    index_now: bool = True,
+    deadline: float | None = None,
 ) -> str:
     """What follows an archive: the text index, the health summary, then the embedding.
 
@@ -101,11 +114,18 @@ def after_archive(
     (a session that ends searches nothing more), and a background worker (its own session;
     a second one is not started while one runs) refreshes the health summary and runs
     ``backfill`` — text index first, then embedding.
+
+    ``deadline`` (a :func:`time.monotonic` value; SessionEnd's budget): ``off`` and
+    ``inline`` stop there — between files or embedding batches, keeping what was done —
+    and ``inline`` hands the rest to the background worker; the health summary is left to
+    the worker or the next session start.
     """
     from memls.core.agent.health import compute_health
 
     root = root.resolve()
     chosen = backfill_mode(mode)
+    if chosen != "detached" and deadline is not None:
+        return _before(root, appended_bytes, chosen, deadline)
     if chosen != "detached":
         if appended_bytes:
             index_text(root)
@@ -118,6 +138,50 @@ def after_archive(
     if index_now and 0 < appended_bytes <= INLINE_INDEX_BYTES:
         index_text(root)
     return start_worker(root)
+
+
+LEFT_RUNNING = threading.Event()
+"""Set when :func:`after_archive` left work running past its deadline: the process should
+end at once (``os._exit``) rather than wait for it at interpreter exit."""
+
+
+def _before(root: Path, appended_bytes: int, mode: str, deadline: float) -> str:
+    """``off`` / ``inline`` work that stops at ``deadline`` (see :func:`after_archive`).
+
+    The work runs on a daemon thread the hook waits for until the deadline; past it, the
+    thread is told to stop (between files or batches) and the hook goes on without it — a
+    model load or an embedding batch in progress is not waited for, and the process exit
+    ends it as Claude Code's cancel would (what was committed stays; the store is SQLite)."""
+    left = deadline - time.monotonic()
+    if mode == "off" and not appended_bytes:
+        return "nothing new to index"
+    if left <= 0:
+        if mode == "inline":
+            return "no time left before the deadline; " + start_worker(root)
+        return "no time left before the deadline; the text index waits for the next hook"
+    cancel = threading.Event()
+    done: list[dict[str, Any] | None] = []
+
+    def run() -> None:
+        wait = min(HOOK_LOCK_WAIT, left)
+        done.append(backfill_waiting(root, wait=wait, text_only=mode == "off", cancel=cancel))
+
+    worker = threading.Thread(target=run, name="memls-hook-backfill", daemon=True)
+    worker.start()
+    worker.join(max(0.0, deadline - time.monotonic()))
+    if worker.is_alive():
+        LEFT_RUNNING.set()  # the caller ends the process without waiting for it
+    if worker.is_alive() or not done or done[0] is None:
+        cancel.set()
+        if mode == "off":
+            return "the text index was cut at the deadline; the next hook or backfill finishes it"
+        return "cut at the deadline; " + start_worker(root)
+    result = done[0]
+    if mode == "off":
+        return "text index updated; embedding left to the next `memls recall backfill`"
+    if result.get("cancelled"):
+        return "cut at the deadline; " + start_worker(root)
+    return str(result["message"])
 
 
 def start_worker(root: Path) -> str:

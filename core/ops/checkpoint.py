@@ -226,10 +226,11 @@ def session_status(git: Git, root: Path) -> list[str]:
     The checkpoint and MEMORY.md a save writes are not files the session modified; listing
     them would make the next identical save differ. When the root is a folder inside the
     repository, everything in it (and an untracked folder holding it) is memory, not work.
-    When the root is the repository itself, only MEMORY.md, the checkpoints, ``.memls/``
-    and what the hooks keep in ``transcripts/`` (archived sessions, their ``.gitignore``, a
-    handoff there — and the folder when it holds nothing else) are left out, so the
-    project's own files still show.
+    When the root is the repository itself, only memls's own files are left out — MEMORY.md,
+    LOG.md, the handoff, the checkpoints, ``.memls/`` and what the hooks keep in
+    ``transcripts/`` (archived sessions and compaction summaries, their ``.gitignore``, a
+    handoff there — and the folder when it holds nothing else) — so the project's own files
+    still show.
     """
     top = git.toplevel
     base = Path(git.cwd).resolve()
@@ -245,7 +246,7 @@ def session_status(git: Git, root: Path) -> list[str]:
             return _archive_entry(path.name)
         if path == archive:
             return _only_archive(archive)
-        own = path.name in ("MEMORY.md", ".memls") or CHECKPOINT_RE.match(path.name)
+        own = path.name in _OWN_NAMES or CHECKPOINT_RE.match(path.name)
         return path.parent == root and bool(own)
 
     kept = [
@@ -256,11 +257,17 @@ def session_status(git: Git, root: Path) -> list[str]:
     return kept[:STATUS_LINES]
 
 
+_OWN_NAMES = frozenset({"MEMORY.md", "LOG.md", ".handoff.md", ".memls"})
+"""Files at a root memls writes (the checkpoints aside): never the session's own work."""
+_COMPACT_SUMMARY = re.compile(r"\.compact-[0-9a-f]{12}\.md$")
+
+
 def _archive_entry(name: str) -> bool:
-    """A name the hooks keep in ``transcripts/``: an archived session, its ignore file, the
-    handoff kept there, a writer's temp file."""
+    """A name the hooks keep in ``transcripts/``: an archived session or compaction summary,
+    its ignore file, the handoff kept there, a writer's temp file."""
     return (
         name.endswith(".jsonl")
+        or bool(_COMPACT_SUMMARY.search(name))
         or name in (".gitignore", ".handoff.md")
         or (name.startswith(TEMP_PREFIX))
     )

@@ -32,9 +32,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from memls.core.model import Document, FileKind
 
-CHUNKER_REVISION = 5
+CHUNKER_REVISION = 6
 """Bumped when chunking changes (2, 3: transcript turns carry their neighbours as context;
-4: turns are embedded without header and role labels; 5: secrets are redacted);
+4: turns are embedded without header and role labels; 5: secrets are redacted; 6: turns
+carry the file line of each text line);
 a store indexed by another revision re-reads every file on the next backfill (chunks whose
 id and embedded text did not change keep their vectors)."""
 MAX_CHUNK_CHARS = 3000
@@ -69,6 +70,9 @@ class Chunk:
     context: str = ""
     """Neighbouring text (a turn's previous and next turns) that full-text search weighs in
     at a lower weight; it is not shown and not part of the line range."""
+    line_map: str = ""
+    """A transcript chunk's file line per text line (:func:`encode_line_map`): how a search
+    names the JSONL lines of the messages that matched, not the whole turn."""
 
     @property
     def embed_text(self) -> str:
@@ -224,8 +228,18 @@ def file_header(doc: Document, rel: str) -> str:
 
 def _split_for_size(lines: Sequence[str], first_line: int) -> list[tuple[int, int, str]]:
     """Cut lines into parts of at most MAX_CHUNK_CHARS: (start_line, end_line, text), 1-based."""
-    parts: list[tuple[int, int, str]] = []
-    buf: list[str] = []
+    return [
+        (a, b, "\n".join(p for p, _ in pieces)) for a, b, pieces in _split_pieces(lines, first_line)
+    ]
+
+
+def _split_pieces(
+    lines: Sequence[str], first_line: int
+) -> list[tuple[int, int, list[tuple[str, int]]]]:
+    """:func:`_split_for_size` keeping, for each line of a part's text, the input line it
+    was cut from: (start_line, end_line, [(piece, line)])."""
+    parts: list[tuple[int, int, list[tuple[str, int]]]] = []
+    buf: list[tuple[str, int]] = []
     size = 0
     start = last = first_line
     for offset, line in enumerate(lines):
@@ -233,14 +247,22 @@ def _split_for_size(lines: Sequence[str], first_line: int) -> list[tuple[int, in
         pieces = [line[i : i + MAX_CHUNK_CHARS] for i in range(0, len(line), MAX_CHUNK_CHARS)]
         for piece in pieces or [""]:
             if buf and size + len(piece) + 1 > MAX_CHUNK_CHARS:
-                parts.append((start, last, "\n".join(buf)))
+                parts.append((start, last, buf))
                 buf, size, start = [], 0, lineno
-            buf.append(piece)
+            buf.append((piece, lineno))
             size += len(piece) + 1
             last = lineno
     if buf:
-        parts.append((start, last, "\n".join(buf)))
-    return [(a, max(a, b), text.strip("\n")) for a, b, text in parts if text.strip()]
+        parts.append((start, last, buf))
+    out: list[tuple[int, int, list[tuple[str, int]]]] = []
+    for a, b, found in parts:
+        if not "\n".join(p for p, _ in found).strip():
+            continue
+        # what text.strip("\n") drops: the empty pieces at either end
+        first = next(i for i, (p, _) in enumerate(found) if p)
+        last = max(i for i, (p, _) in enumerate(found) if p)
+        out.append((a, max(a, b), found[first : last + 1]))
+    return out
 
 
 def _trim_blank(lines: list[str], start: int) -> tuple[list[str], int]:
@@ -353,20 +375,26 @@ def chunk_turn(
     session_id: str | None,
     branch: str | None,
     context: str = "",
+    line_map: Sequence[tuple[int, bool]] = (),
 ) -> list[Chunk]:
     """Chunks of one transcript turn (lines 0-based inclusive in, 1-based out).
 
     ``text`` and ``context`` are stored as given: the caller passes them redacted
     (:func:`redact_text` on each turn's text before the context is cut from its neighbours,
-    as ``sync.py`` does). ``context`` (see :func:`turn_context`) goes to every part for
-    full-text search.
+    as ``sync.py`` does; it keeps the text's lines). ``context`` (see :func:`turn_context`)
+    goes to every part for full-text search. ``line_map`` (``Turn.line_map``: per line of
+    ``text``, the 0-based file line of its message and whether it is conversation) becomes
+    each part's :attr:`Chunk.line_map`.
     """
     lines = text.splitlines()
-    parts = _split_for_size(lines, 1)
+    parts = _split_pieces(lines, 1)
+    mapped = len(line_map) == len(lines)
     heading = first_sentence(text, 80) or None
     out: list[Chunk] = []
-    for number, (_a, _b, part) in enumerate(parts, start=1):
+    for number, (_a, _b, pieces) in enumerate(parts, start=1):
+        part = "\n".join(p for p, _ in pieces)
         anchor = f"turn-{turn_number}" if number == 1 else f"turn-{turn_number}.{number}"
+        encoded = encode_line_map([line_map[i - 1] for _, i in pieces]) if mapped else ""
         out.append(
             Chunk(
                 id=f"{rel}#{anchor}",
@@ -381,8 +409,35 @@ def chunk_turn(
                 session_id=session_id,
                 branch=branch,
                 context=context,
+                line_map=encoded,
             )
         )
+    return out
+
+
+def encode_line_map(rows: Sequence[tuple[int, bool]]) -> str:
+    """Per text line (0-based file line, conversation?) as runs: ``"761,3 -765,2"`` — 1-based
+    file line, negative for tool traffic or injected text, then how many text lines."""
+    runs: list[list[int]] = []
+    for line, spoken in rows:
+        value = line + 1 if spoken else -(line + 1)
+        if runs and runs[-1][0] == value:
+            runs[-1][1] += 1
+        else:
+            runs.append([value, 1])
+    return " ".join(f"{value},{count}" for value, count in runs)
+
+
+def decode_line_map(encoded: str) -> list[tuple[int, bool]]:
+    """:func:`encode_line_map` read back: per text line, (1-based file line, conversation?);
+    empty for a chunk stored without a map (or a map that cannot be read)."""
+    out: list[tuple[int, bool]] = []
+    try:
+        for run in encoded.split():
+            value, count = (int(x) for x in run.split(","))
+            out.extend([(abs(value), value > 0)] * count)
+    except ValueError:
+        return []
     return out
 
 

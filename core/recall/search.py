@@ -726,6 +726,90 @@ def with_snippets(store: RecallStore, hits: Sequence[Hit], query: str) -> list[H
     return out
 
 
+MAX_MESSAGE_LINES = 12
+"""At most this many message lines name where a transcript hit is (the matching ones first)."""
+
+
+def message_lines(
+    store: RecallStore, hits: Sequence[Hit], query: str
+) -> dict[int, tuple[int, ...]]:
+    """Where each transcript hit is, message by message: the 1-based JSONL lines of the
+    messages in its range whose text the query matches (FTS5's own matching, stems and
+    all), else of its conversation messages (the user's and assistant's words, not tool
+    traffic). A turn spans hundreds of lines of tool output in a long session; these are
+    the lines to open. Chunks stored without a line map give none."""
+    from memls.core.recall.chunking import decode_line_map
+
+    wanted = [h for h in hits if h.kind == "transcript"]
+    if not wanted:
+        return {}
+    marks = ",".join("?" for _ in wanted)
+    ordinals = dict(
+        store.db.execute(
+            f"select rid, ordinal from memls_chunks where rid in ({marks})",
+            [h.rid for h in wanted],
+        ).fetchall()
+    )
+    members: dict[int, list[tuple[int, str]]] = {}
+    for hit in wanted:
+        ordinal = ordinals.get(hit.rid)
+        if ordinal is None:
+            continue
+        # a transcript chunk's ordinal is its turn's number, and a merged hit spans at
+        # most MERGE_LINES lines, so its turns are within that many ordinals of the best one
+        members[hit.rid] = [
+            (int(rid), str(encoded or ""))
+            for rid, encoded in store.db.execute(
+                "select rid, line_map from memls_chunks where path = ? and ordinal between ? "
+                "and ? and kind = ? and start_line >= ? and end_line <= ? order by ordinal",
+                [
+                    hit.path,
+                    int(ordinal) - MERGE_LINES,
+                    int(ordinal) + MERGE_LINES,
+                    "transcript",
+                    hit.start_line,
+                    hit.end_line,
+                ],
+            ).fetchall()
+        ]
+    rids = sorted({rid for rows in members.values() for rid, _ in rows})
+    marked: dict[int, str] = {}
+    match = fts_query(query)
+    if match is not None and rids:
+        marks = ",".join("?" for _ in rids)
+        marked = {
+            int(rid): str(text)
+            for rid, text in store.db.execute(
+                "select rowid, highlight(memls_fts, 0, char(1), char(2)) from memls_fts "
+                f"where memls_fts match ? and rowid in ({marks})",
+                [match, *rids],
+            ).fetchall()
+        }
+    out: dict[int, tuple[int, ...]] = {}
+    for hit_rid, rows in members.items():
+        spoken: list[int] = []
+        said: list[int] = []  # conversation lines whose text matched
+        tools: list[int] = []  # tool or injected lines whose text matched
+        for rid, encoded in rows:
+            lines = decode_line_map(encoded)
+            if not lines:
+                continue
+            spoken += [line for line, conversation in lines if conversation]
+            highlighted = marked.get(rid)
+            if highlighted is None:
+                continue
+            pieces = highlighted.splitlines()
+            if len(pieces) != len(lines):  # not the text the map was made for
+                continue
+            for piece, (line, conversation) in zip(pieces, lines, strict=True):
+                if "\x01" in piece:
+                    (said if conversation else tools).append(line)
+        chosen = list(dict.fromkeys(said + tools)) or list(dict.fromkeys(spoken))
+        if chosen:
+            out[hit_rid] = tuple(sorted(chosen[:MAX_MESSAGE_LINES]))
+    return out
+
+
 # --- fusion and diversity --------------------------------------------------------------------
 
 

@@ -42,15 +42,16 @@ INSERT_ROWS = 500
 """Chunk rows per insert statement (fewer where SQLite allows fewer bound variables)."""
 _INSERT_CHUNKS = (
     "insert into memls_chunks (id, collection, kind, path, ordinal, start_line, end_line, "
-    "heading, timestamp, session_id, branch, content_hash, header, text, context) values "
+    "heading, timestamp, session_id, branch, content_hash, header, text, context, line_map) "
+    "values "
 )
-_CHUNK_COLUMNS = 15
+_CHUNK_COLUMNS = 16
 _ROW_MARKS = "(" + ",".join("?" * _CHUNK_COLUMNS) + ")"
 
 SQLITE_SUFFIXES = ("", "-wal", "-shm", "-journal")
 """The database file and the files SQLite keeps beside it (same name plus the suffix)."""
 
-SCHEMA = "memls.recall m002"
+SCHEMA = "memls.recall m003"
 """Recorded in ``memls_meta`` once the migrations ran; an equal marker (and the same ``llm``
 version) lets a reader skip importing sqlite-utils and ``llm`` to check for pending ones."""
 
@@ -442,7 +443,7 @@ class RecallStore:
                 if old is not None and old[1] == chunk.content_hash:
                     self.db.execute(
                         "update memls_chunks set ordinal = ?, start_line = ?, end_line = ?, "
-                        "timestamp = ?, session_id = ?, branch = ? where rid = ?",
+                        "timestamp = ?, session_id = ?, branch = ?, line_map = ? where rid = ?",
                         [
                             ordinal,
                             chunk.start_line,
@@ -450,6 +451,7 @@ class RecallStore:
                             chunk.timestamp,
                             chunk.session_id,
                             chunk.branch,
+                            chunk.line_map,
                             old[0],
                         ],
                     )
@@ -479,6 +481,7 @@ class RecallStore:
                         chunk.header,
                         chunk.text,
                         chunk.context,
+                        chunk.line_map,
                     )
                 )
             if inserts:

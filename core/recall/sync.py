@@ -189,6 +189,7 @@ def _sync_transcript(
             session_id=session,
             branch=branch,
             context=turn_context(previous, following),
+            line_map=turn.line_map,
         ):
             pairs.append((number, chunk))
     if parsed.turns:

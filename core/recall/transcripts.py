@@ -108,6 +108,9 @@ class Turn:
     end_byte: int  # just past the turn's last line
     timestamp: str | None
     text: str
+    line_map: tuple[tuple[int, bool], ...] = ()
+    """Per line of ``text`` (``str.splitlines``): the 0-based file line of the message it
+    renders, and whether that message is conversation (not tool traffic or injected text)."""
 
 
 @dataclass(frozen=True)
@@ -559,27 +562,32 @@ _LABELS = {
 }
 
 
-def _render(messages: Sequence[Message]) -> str:
+def _render(messages: Sequence[Message]) -> tuple[str, tuple[tuple[int, bool], ...]]:
     """Render a turn: conversation text whole, injected text trimmed, tool traffic budgeted.
 
     Harness-injected lines (meta, system, extension messages) are rare and may carry what the
     user typed, so each is shown trimmed; only tool calls and results share the budget.
+    Returns the text and, for each of its lines (``str.splitlines``), the 0-based file line
+    of the message it came from and whether that message is conversation (the user's or the
+    assistant's words, a summary) rather than tool traffic or injected text.
     """
-    paragraphs: list[tuple[str, list[str]]] = []
+    # (label, [(text, file line, conversation)])
+    paragraphs: list[tuple[str, list[tuple[str, int, bool]]]] = []
     budget = TURN_TOOL_BUDGET
     omitted = 0
+    omitted_line = 0
 
-    def put(label: str, text: str) -> None:
+    def put(label: str, text: str, line: int, spoken: bool) -> None:
         if paragraphs and paragraphs[-1][0] == label:
-            paragraphs[-1][1].append(text)
+            paragraphs[-1][1].append((text, line, spoken))
         else:
-            paragraphs.append((label, [text]))
+            paragraphs.append((label, [(text, line, spoken)]))
 
     def flush_omitted() -> None:
         nonlocal omitted
         if omitted:
             label = paragraphs[-1][0] if paragraphs else "Assistant"
-            put(label, f"[… {omitted} tool items omitted]")
+            put(label, f"[… {omitted} tool items omitted]", omitted_line, False)
             omitted = 0
 
     for message in messages:
@@ -587,24 +595,58 @@ def _render(messages: Sequence[Message]) -> str:
             continue
         if message.kind in _SUMMARY_KINDS:
             flush_omitted()
-            put(_LABELS[message.kind], message.text)
+            put(_LABELS[message.kind], message.text, message.line, True)
         elif message.role in ("user", "assistant"):
             flush_omitted()
-            put("User" if message.role == "user" else "Assistant", message.text)
+            label = "User" if message.role == "user" else "Assistant"
+            put(label, message.text, message.line, True)
         elif message.role != "tool":
             flush_omitted()
-            put("System", f"[{message.kind}] " + _trim(message.text, TURN_TOOL_ITEM_CAP))
+            text = f"[{message.kind}] " + _trim(message.text, TURN_TOOL_ITEM_CAP)
+            put("System", text, message.line, False)
         else:
             text = message.text
             if message.kind == "tool_result":
                 text = "[result] " + _trim(message.text, TURN_TOOL_ITEM_CAP)
             if len(text) > budget:
+                if not omitted:
+                    omitted_line = message.line
                 omitted += 1
                 continue
             budget -= len(text)
-            put("Assistant", text)
+            put("Assistant", text, message.line, False)
     flush_omitted()
-    return "\n\n".join(f"{label}: " + "\n".join(parts) for label, parts in paragraphs)
+    pieces: list[str] = []
+    spans: list[tuple[int, int, bool]] = []  # (end offset, file line, conversation)
+    offset = 0
+    for number, (label, parts) in enumerate(paragraphs):
+        lead = ("\n\n" if number else "") + f"{label}: "
+        pieces.append(lead)
+        offset += len(lead)
+        for index, (text, line, spoken) in enumerate(parts):
+            if index:
+                pieces.append("\n")
+                offset += 1
+            pieces.append(text)
+            offset += len(text)
+            spans.append((offset, line, spoken))
+    rendered = "".join(pieces)
+    return rendered, _line_map(rendered, spans)
+
+
+def _line_map(text: str, spans: Sequence[tuple[int, int, bool]]) -> tuple[tuple[int, bool], ...]:
+    """For each line of ``text``, the message of the first span ending after the line starts."""
+    import bisect
+
+    ends = [end for end, _, _ in spans]
+    out: list[tuple[int, bool]] = []
+    start = 0
+    for line in text.splitlines(keepends=True):
+        at = bisect.bisect_right(ends, start)
+        _, number, spoken = spans[min(at, len(spans) - 1)]
+        out.append((number, spoken))
+        start += len(line)
+    return tuple(out)
 
 
 def _group(messages: Sequence[Message]) -> Iterator[list[int]]:
@@ -635,7 +677,7 @@ def _turns(messages: Sequence[Message], ends: Sequence[int]) -> tuple[Turn, ...]
     turns: list[Turn] = []
     for indices in _group(messages):
         members = [messages[i] for i in indices]
-        text = _render(members)
+        text, line_map = _render(members)
         if not text.strip():
             continue
         timestamps = [m.timestamp for m in members if m.timestamp]
@@ -648,6 +690,7 @@ def _turns(messages: Sequence[Message], ends: Sequence[int]) -> tuple[Turn, ...]
                 end_byte=ends[indices[-1]],
                 timestamp=timestamps[0] if timestamps else None,
                 text=text,
+                line_map=line_map,
             )
         )
     return tuple(turns)

@@ -20,7 +20,7 @@ FAKE_ID = "fake-embed"
 DIMS = 64
 # The keys of one search result, in ``--json`` output and ``SearchResult.to_dict()`` alike.
 RESULT_KEYS = frozenset(
-    {"id", "score", "kind", "path", "start_line", "end_line", "heading", "snippet"}
+    {"id", "score", "kind", "path", "start_line", "end_line", "heading", "snippet", "lines"}
 )
 _WORD = re.compile(r"[a-z0-9]+")
 
