@@ -329,16 +329,17 @@ def is_handoff_name(name: str) -> bool:
 
 def is_hermes_memory(folder: Path) -> bool:
     """Hermes Agent's memory folder: ``memories/MEMORY.md`` (or USER.md) whose entries are
-    separated by lines holding only ``§``."""
-    if folder.name != "memories":
-        return False
+    separated by lines holding only ``§`` — or a folder of another name whose MEMORY.md has
+    at least three such separators."""
+    by_name = folder.name == "memories"
     for name in ("MEMORY.md", "USER.md"):
         try:
             with (folder / name).open("rb") as fh:
                 head = fh.read(65536).decode("utf-8", "replace")
         except OSError:
             continue
-        if any(line.strip() == "§" for line in head.splitlines()):
+        marks = sum(1 for line in head.splitlines() if line.strip() == "§")
+        if marks >= (1 if by_name else 3):  # elsewhere: three entries' worth of evidence
             return True
     return False
 

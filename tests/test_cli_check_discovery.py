@@ -267,6 +267,17 @@ def test_serena_codex_memory_tool_and_hermes_folders(tmp_path: Path) -> None:
     assert not [c for _, c in _codes(data) if c.startswith(("IX001", "IX010", "MF001"))]
 
 
+def test_a_hermes_memory_file_under_another_folder_name(tmp_path: Path) -> None:
+    """A repository that keeps Hermes's MEMORY.md at its top (entries split by `§` lines, no
+    heading) is Hermes memory, not a memls index missing its `# ` title."""
+    repo = _repo(tmp_path)
+    entries = "\n§\n".join(f"Fact {i} about the project, kept by the agent." for i in range(5))
+    _write(repo, {"MEMORY.md": entries + "\n", "USER.md": "Likes short answers.\n"})
+    roots = _roots(_check(repo))
+    assert {r["kind"] for r in roots.values()} == {"hermes"}
+    assert not [c for _, c in _codes(_check(repo)) if c.startswith(("IX", "MF"))]
+
+
 def test_codex_home_folder_when_pointed_at_it(tmp_path: Path) -> None:
     home = tmp_path / "home" / ".codex" / "memories"
     _write(home, {"memory_summary.md": "What I know.\n", "MEMORY.md": "- a note\n"})
