@@ -121,6 +121,8 @@ class MemoryState:
         self.workspaces: dict[Path, Workspace] = {}
         self.config_errors: dict[Path, str] = {}
         self._checked: dict[Path, Checked] = {}
+        self._warmed: set[Path] = set()
+        """Roots whose link graph was built after their first check."""
         self._scan_only: dict[Path, str] = {}
         """Open buffers the SC rules alone check (memory subfolders), by path."""
         self.now: Callable[[], _dt.datetime] = _dt.datetime.now
@@ -334,9 +336,11 @@ class MemoryState:
             digest.update(repr((d.code, d.severity, d.message, d.range)).encode())
         checked = Checked(doc, diags, digest.hexdigest(), now.timestamp())
         self._checked[path] = checked
-        if ws is not None and doc is not None:
-            # warm the link graph next, so the first hover, code lens or rename after
-            # opening a big index does not build it (issue 21, item 10)
+        if ws is not None and doc is not None and ws.root not in self._warmed:
+            # build the link graph once, right after a root's first check, so the first
+            # hover, code lens or rename on a big index does not (issue 21, item 10); later
+            # edits update it when a request asks, as before (never on every keystroke)
+            self._warmed.add(ws.root)
             self._worker.submit(ws.graph)
         return checked
 
