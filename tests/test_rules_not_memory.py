@@ -98,3 +98,32 @@ def test_verbose_notes_say_what_was_left_alone(tmp_path: Path) -> None:
         in notes
     )
     assert any(n.startswith("LOG.md: newest first (line 3 says so)") for n in notes)
+
+
+def _long_index(lines: int) -> str:
+    return "# Notes\n" + "".join(f"- note {i}\n" for i in range(lines))
+
+
+def test_ix011_leaves_a_repository_memory_folder_that_claude_code_does_not_cut(
+    tmp_path: Path,
+) -> None:
+    """A persona's memory/MEMORY.md inside a repository is read whole by what reads it:
+    the 200-line cut is Claude Code's own index's (its folder, .claude, memls checkpoints)."""
+    (tmp_path / ".git").mkdir()
+    memory = tmp_path / "persona" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text(_long_index(260))
+    ws = Workspace(memory, Config(select=("IX011",)))
+    assert ws.repo_root is not None
+    assert _codes(ws, "MEMORY.md") == []
+    # the same folder once it keeps memls checkpoints is Claude Code's index: cut at 200
+    (memory / "checkpoint-main.md").write_text("# Checkpoint: main\n")
+    ws = Workspace(memory, Config(select=("IX011",)))
+    assert _codes(ws, "MEMORY.md") == ["IX011"]
+    # and outside any repository (Claude Code's own ~/.claude/projects/<slug>/memory)
+    alone = tmp_path.parent / (tmp_path.name + "-alone")
+    alone.mkdir()
+    (alone / "MEMORY.md").write_text(_long_index(260))
+    ws = Workspace(alone, Config(select=("IX011",)))
+    if ws.repo_root is None:
+        assert _codes(ws, "MEMORY.md") == ["IX011"]

@@ -888,6 +888,8 @@ def _check_limits(ctx: RuleContext) -> Diagnostic | None:
         return None  # the 200-line / 25 KB cut is Claude Code's
     if doc.path.parent.name.casefold() in DOC_FOLDERS and layout is not Layout.CLAUDE:
         return None  # docs/MEMORY.md is read when an instruction says so, not cut at start
+    if layout is Layout.FLAT and not _cut_at_session_start(ctx):
+        return None
     if not any(ln.strip() for ln in doc.lines[first_out:]):
         return None
     line = doc.lines[first_out]
@@ -897,6 +899,22 @@ def _check_limits(ctx: RuleContext) -> Diagnostic | None:
         "at session start: move detail into topic files and keep only pointers here",
         Range.line(first_out, min(len(line), 1000)),
     )
+def _cut_at_session_start(ctx: RuleContext) -> bool:
+    """Is this flat root's MEMORY.md one Claude Code cuts at 200 lines / 25 KB?
+
+    Claude Code cuts its own memory index (``~/.claude/projects/<slug>/memory``, a
+    ``.claude`` folder, the folder memls keeps checkpoints in). A ``MEMORY.md`` in some
+    folder of a repository that holds no checkpoint and no ``## Active Checkpoints`` (a
+    persona's notes, a project's own memory folder) is read whole by whatever reads it.
+    """
+    ws = ctx.workspace
+    if ws.repo_root is None or ".claude" in ws.root.parts:
+        return True
+    if ctx.doc.section("Active Checkpoints") is not None:
+        return True
+    return bool(ws.checkpoints())
+
+
 
 
 def _check_workspace_limit(ctx: RuleContext) -> Diagnostic | None:
