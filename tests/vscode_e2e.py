@@ -11,6 +11,7 @@ the file on disk; nothing sleeps for a fixed time.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import os
 import re
@@ -301,12 +302,43 @@ def open_folder(page: Page, server: CodeServer) -> float:
     """Load the workbench on the memory folder; seconds until the first memls diagnostic
     shows in the Problems panel (the panel opened as soon as the workbench is there)."""
     start = time.monotonic()
+    server.timings["goto_at"] = time.time()
     page.goto(server.url)
     page.wait_for_selector(".monaco-workbench .part.editor")
     server.timings["workbench"] = time.monotonic() - start
     show_problems(page)
     problem(page).wait_for()
+    server.timings["problem_at"] = time.time()
     return time.monotonic() - start
+
+
+_LOG_STAMP = re.compile(r"^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}) \[\w+\] (.*)$")
+
+
+def server_phases(server: CodeServer) -> dict[str, float] | None:
+    """Where the last open_folder's time went, from the memls output channel's own log
+    (its lines carry the extension host's clock): ``activated`` (the extension's first
+    line, written in activate()) and ``running`` (the language client's Starting ->
+    Running, i.e. the server answered initialize), as seconds after the page load began.
+    None when the log has no such lines (an older window's log, a failed start)."""
+    marks: dict[str, float] = {}
+    for line in server.server_log().splitlines():
+        m = _LOG_STAMP.match(line)
+        if m is None:
+            continue
+        at = dt.datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S.%f").timestamp()
+        if "activated" not in marks:
+            marks["activated"] = at
+        if "Starting -> Running" in m.group(2) and "running" not in marks:
+            marks["running"] = at
+    if len(marks) < 2:
+        return None
+    begin = server.timings["goto_at"]
+    return {
+        "activated": marks["activated"] - begin,
+        "running": marks["running"] - begin,
+        "problem": server.timings["problem_at"] - begin,
+    }
 
 
 def problem(page: Page, code: str = r"[A-Z]{2}\d{3}", text: str = "") -> Locator:

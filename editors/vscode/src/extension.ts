@@ -243,7 +243,7 @@ async function startClient(): Promise<void> {
   const selector = buildDocumentSelector(
     settings.roots,
     { workspaceFolders: folderPaths(), userHome: os.homedir(), platform: process.platform },
-    discoveredPatterns(await memoryMarkers(), process.platform),
+    discoveredPatterns(await selectorMarkers(), process.platform),
   );
   output.info(`Document selector: ${selector.map((f) => f.pattern).join(', ')}`);
   const clientOptions: LanguageClientOptions = {
@@ -665,6 +665,33 @@ async function showReferences(args: readonly unknown[]): Promise<void> {
 
 /** MEMORY.md and LOG.md files in the workspace (at most 200): their folders' topic files are
  * handed to the server too (code lens, hover, rename, completion in topic files). */
+const MARKERS_KEY = 'memls-memory-markers';
+
+/** The MEMORY.md / LOG.md files the document selector covers. The workspace search costs
+ * 0.3-0.5 s before the server can start; a folder opened before starts at once with the
+ * files found last time (kept in workspaceState) while a new search runs, and the server is
+ * restarted once only if that search finds a different set. */
+async function selectorMarkers(): Promise<string[]> {
+  const state = extensionContext?.workspaceState;
+  const cached = state?.get<unknown>(MARKERS_KEY);
+  const search = memoryMarkers().then(async (found) => {
+    await state?.update(MARKERS_KEY, found);
+    return found;
+  });
+  if (!Array.isArray(cached) || !cached.every((x) => typeof x === 'string')) {
+    return search;
+  }
+  const known = [...cached].sort();
+  void search.then((found) => {
+    const now = [...found].sort();
+    if (now.length !== known.length || now.some((file, i) => file !== known[i])) {
+      output.info('Memory files changed since this folder was last open; restarting the server.');
+      void restartServer();
+    }
+  });
+  return known;
+}
+
 async function memoryMarkers(): Promise<string[]> {
   if (typeof vscode.workspace.findFiles !== 'function') {
     return [];
