@@ -31,8 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np
 from common import sentence
 
-from memls.core.recall import api
-from memls.core.recall import search as engine
+from memls.core.recall import api, semantic
+from memls.core.recall.filters import Filters
 from memls.core.recall.store import COLLECTION, RecallStore
 
 DIMS = 384
@@ -106,15 +106,15 @@ def bench_vectors(count: int, big: int, llm_runs: int) -> None:
         queries = [rng.standard_normal(DIMS).astype(np.float32) for _ in range(max(llm_runs, 30))]
         queries = [q / np.linalg.norm(q) for q in queries]
         with RecallStore(db) as store:
-            engine.forget_cache()
+            semantic.forget_cache()
             started = time.perf_counter()
-            engine.vector_index(store)
+            semantic.vector_index(store)
             cold = time.perf_counter() - started
             ours: list[float] = []
             ours_top: list[list[str]] = []
             for q in queries:
                 t = time.perf_counter()
-                hits = engine.semantic(store, q.tolist(), limit=10)
+                hits = semantic.search(store, q.tolist(), limit=10)
                 ours.append(time.perf_counter() - t)
                 ours_top.append([h.id for h in hits])
         collection = llm.Collection(COLLECTION, Database(db))
@@ -138,19 +138,19 @@ def bench_vectors(count: int, big: int, llm_runs: int) -> None:
         db = Path(tmp) / "recall.db"
         _fill(db, big, seed=9)
         with RecallStore(db) as store:
-            engine.vector_index(store)
+            semantic.vector_index(store)
             samples: list[float] = []
             for _ in range(100):
                 q = rng.standard_normal(DIMS).astype(np.float32)
                 t = time.perf_counter()
-                engine.semantic(store, q.tolist(), limit=10)
+                semantic.search(store, q.tolist(), limit=10)
                 samples.append(time.perf_counter() - t)
             filt: list[float] = []
-            filters = engine.Filters(kinds=("topic",), path_glob="bench/f1*")
+            filters = Filters(kinds=("topic",), path_glob="bench/f1*")
             for _ in range(30):
                 q = rng.standard_normal(DIMS).astype(np.float32)
                 t = time.perf_counter()
-                engine.semantic(store, q.tolist(), limit=10, filters=filters)
+                semantic.search(store, q.tolist(), limit=10, filters=filters)
                 filt.append(time.perf_counter() - t)
         p50 = _p50(samples)
         print(

@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np
 from common import sentence
 
-from memls.core.recall import search as engine
+from memls.core.recall import semantic
 from memls.core.recall.minilm import ModelWeightsNotFoundError, resolve_model_dir
 from memls.core.recall.store import COLLECTION, RecallStore, db_path_for, llm_content_hash
 
@@ -110,7 +110,7 @@ def build_store(root: Path, chunks: int, seed: int = 5) -> Path:
                 ],
             )
             store.bump()
-        engine.save_index(store)
+        semantic.save_index(store)
     return db
 
 
@@ -123,7 +123,7 @@ def _existing(root: Path, chunks: int) -> Path | None:
         count = store.db.execute("select count(*) from memls_chunks").fetchone()[0]
         if count != chunks:
             return None
-        engine.save_index(store)  # the saved matrix a backfill leaves (kept if present)
+        semantic.save_index(store)  # the saved matrix a backfill leaves (kept if present)
     return db
 
 

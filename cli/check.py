@@ -15,7 +15,7 @@ from memls.core.fixes import fix_file, too_large_to_fix
 from memls.core.fsutil import atomic_write
 from memls.core.model import Diagnostic, Severity
 from memls.core.report import display_path, to_json, to_sarif
-from memls.core.rules import check_document, registry
+from memls.core.rules import Rule, check_document, registry
 from memls.core.rules.recognise import recognised
 from memls.core.rules.secrets import RULES as SECRET_RULES
 from memls.core.rules.secrets import check_file as check_secrets_file
@@ -406,6 +406,7 @@ def _print_text(
 
 
 @click.command()
+@click.argument("codes", nargs=-1, metavar="[CODE]...")
 @click.option(
     "--format",
     "fmt",
@@ -413,11 +414,21 @@ def _print_text(
     default="text",
     show_default=True,
 )
-def rules(fmt: str) -> None:
-    """List every rule: code, default severity, whether it has a fix, and what it checks."""
-    from memls.core.rules.rationale import rationale
+def rules(codes: tuple[str, ...], fmt: str) -> None:
+    """List every rule: code, default severity, whether it has a fix, and what it checks.
 
+    With CODE (e.g. `memls rules IX009`), explain those rules: what each checks, why it
+    has its severity, an example of wrong and right, and the fix.
+    """
     reg = registry()
+    chosen = list(reg.values())
+    if codes:
+        unknown = [c for c in codes if c.upper() not in reg]
+        if unknown:
+            raise click.BadParameter(
+                f"no rule {', '.join(unknown)} (`memls rules` lists them)", param_hint="CODE"
+            )
+        chosen = [reg[c.upper()] for c in codes]
     if fmt == "json":
         data = [
             {
@@ -426,31 +437,40 @@ def rules(fmt: str) -> None:
                 "severity": r.severity.label,
                 "fixable": r.fixable,
                 "summary": r.summary,
-                "why": rationale(r.code),
+                "why": r.rationale,
+                "doc": r.doc,
             }
-            for r in reg.values()
+            for r in chosen
         ]
         click.echo(json.dumps(data, indent=2))
         return
     if fmt == "markdown":
         click.echo(rules_markdown())
         return
-    for r in reg.values():
+    if codes:
+        click.echo("\n\n".join(explain_rule(r) for r in chosen))
+        return
+    for r in chosen:
         fixmark = "fix" if r.fixable else "   "
         click.echo(f"{r.code}  {r.severity.label:<7}  {fixmark}  {r.name}: {r.summary}")
 
 
+def explain_rule(rule: Rule) -> str:
+    """What `memls rules CODE` prints: the rule's heading, why its severity, its doc."""
+    fix = ", has a quick fix" if rule.fixable else ""
+    head = f"{rule.code} {rule.name} ({rule.severity.label}{fix}): {rule.summary}"
+    return f"{head}\n\nWhy {rule.rationale}\n\n{rule.doc}"
+
+
 def rules_markdown() -> str:
     """The README's rule table, generated from the registry."""
-    from memls.core.rules.rationale import rationale
-
     lines = [
         "| code | name | severity | fix | checks | why this severity |",
         "|---|---|---|---|---|---|",
     ]
     for r in registry().values():
         summary = r.summary.replace("|", "\\|")
-        why = rationale(r.code).split(": ", 1)[-1].replace("|", "\\|")
+        why = r.rationale.split(": ", 1)[-1].replace("|", "\\|")
         lines.append(
             f"| {r.code} | {r.name} | {r.severity.label} | {'yes' if r.fixable else ''} "
             f"| {summary} | {why} |"

@@ -9,7 +9,7 @@ import click
 
 from memls.cli.common import resolve_root, root_option
 from memls.cli.opsutil import git_for, run_op
-from memls.core.ops._text import saved_stamp
+from memls.core.formats.checkpoint import saved_stamp
 from memls.core.ops.checkpoint import (
     CheckpointInfo,
     clear_checkpoint,
@@ -74,6 +74,7 @@ def save(
             git=git_for(base),
         ),
         as_json,
+        op="checkpoint.save",
     )
 
 
@@ -93,6 +94,7 @@ def resume(name: str | None, root: Path | None, consume: bool, as_json: bool) ->
         lambda: resume_checkpoint(base, name, consume=consume, git=git_for(base)),
         as_json,
         missing=lambda r: name is not None and r.data.get("status") != "one",
+        op="checkpoint.resume",
     )
 
 
@@ -113,6 +115,7 @@ def clear(name: str | None, root: Path | None, all_: bool, as_json: bool) -> Non
         lambda: clear_checkpoint(base, name, all=all_),
         as_json,
         missing=lambda r: not all_ and not r.data.get("cleared"),
+        op="checkpoint.clear",
     )
 
 

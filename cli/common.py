@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
-import gc
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -13,6 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from memls.core.config import ConfigError, check_configs, load_config
+from memls.core.gcpause import no_gc
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -94,9 +93,6 @@ def echo_json_error(message: str, exit_code: int, **extra: object) -> None:
     click.echo(f"Error: {message}", err=True)
 
 
-_freeze_registered: list[bool] = []
-
-
 @contextmanager
 def without_cyclic_gc() -> Iterator[None]:
     """Run a short command without the cyclic garbage collector; skip its last pass at exit.
@@ -106,19 +102,9 @@ def without_cyclic_gc() -> Iterator[None]:
     `memls check` and `memls recall search` make many small acyclic objects (parsed
     documents, links, numpy and click objects) that reference counting frees; the
     collector's passes over them only cost time (a search ~12 ms, its final pass at
-    interpreter exit ~13 ms more; millions of link objects in a big check). The collector
-    is switched back on when the command returns or fails, so a command run inside a longer
-    process (a test, the notebook) leaves it as it found it; at exit the heap is only
-    frozen (``gc.freeze``), so nothing is finalised differently from any other object alive
-    at exit.
+    interpreter exit ~13 ms more; millions of link objects in a big check). The pause is
+    :func:`memls.core.gcpause.no_gc`: the collector is switched back on when the command
+    returns or fails, and at exit the heap is only frozen.
     """
-    enabled = gc.isenabled()
-    gc.disable()
-    if not _freeze_registered:
-        atexit.register(gc.freeze)
-        _freeze_registered.append(True)
-    try:
+    with no_gc(freeze_at_exit=True):
         yield
-    finally:
-        if enabled:
-            gc.enable()

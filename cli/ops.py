@@ -31,7 +31,7 @@ def migrate(root: Path | None, name: str | None, as_json: bool) -> None:
     Every other section of MEMORY.md is kept byte for byte.
     """
     base = resolve_root(root)
-    run_op(lambda: migrate_index(base, name, git=git_for(base)), as_json)
+    run_op(lambda: migrate_index(base, name, git=git_for(base)), as_json, op="index.migrate")
 
 
 @click.group()
@@ -53,7 +53,7 @@ def approve(file: Path | None, root: Path | None, as_json: bool) -> None:
     One approval covers the whole bundle. Without FILE: the one open bundle of the root.
     """
     base = resolve_root(root)
-    run_op(lambda: approve_bundle(base, _file(file)), as_json)
+    run_op(lambda: approve_bundle(base, _file(file)), as_json, op="bundle.approve")
 
 
 @bundle.command()
@@ -63,7 +63,7 @@ def approve(file: Path | None, root: Path | None, as_json: bool) -> None:
 def status(file: Path | None, root: Path | None, as_json: bool) -> None:
     """Show which of the five steps (memory, index, log, transcript, recall) are open."""
     base = resolve_root(root)
-    run_op(lambda: bundle_status(base, _file(file)), as_json)
+    run_op(lambda: bundle_status(base, _file(file)), as_json, op="bundle.status")
 
 
 @click.group()
@@ -89,7 +89,7 @@ def append(
         raise click.UsageError("give --body-file or --body, not both")
     text = body_file.read_text(encoding="utf-8") if body_file is not None else (body or "")
     base = resolve_root(root)
-    run_op(lambda: append_log(base, title, text), as_json)
+    run_op(lambda: append_log(base, title, text), as_json, op="log.append")
 
 
 @click.group()
@@ -108,7 +108,7 @@ def new(root: Path | None, force: bool, as_json: bool) -> None:
     existing handoff without --force.
     """
     base = resolve_root(root)
-    run_op(lambda: write_handoff(base, force=force, git=git_for(base)), as_json)
+    run_op(lambda: write_handoff(base, force=force, git=git_for(base)), as_json, op="handoff.new")
 
 
 @handoff.command()
@@ -117,4 +117,8 @@ def new(root: Path | None, force: bool, as_json: bool) -> None:
 def refresh(root: Path | None, as_json: bool) -> None:
     """Update the memls-generated blocks of .handoff.md and add missing sections; your text stays."""
     base = resolve_root(root)
-    run_op(lambda: write_handoff(base, refresh=True, git=git_for(base)), as_json)
+    run_op(
+        lambda: write_handoff(base, refresh=True, git=git_for(base)),
+        as_json,
+        op="handoff.refresh",
+    )

@@ -13,7 +13,6 @@ from typing import Any, Concatenate, NoReturn, ParamSpec, TypeVar
 import click
 
 from memls.cli.common import (
-    echo_json_error,
     json_requested,
     resolve_root,
     root_option,
@@ -35,11 +34,11 @@ def recall() -> None:
 
 
 def _fail(message: str) -> NoReturn:
-    if json_requested():  # with --json the reason is inside the JSON too
-        echo_json_error(message, 2)
-        sys.exit(2)
-    click.echo(f"memls recall: {message}", err=True)
-    sys.exit(2)
+    """A refusal: exit 2, one line (with --json the reason is inside the JSON too)."""
+    from memls.cli.opsutil import fail
+    from memls.core.ops import OpError
+
+    fail(OpError(message), json_requested(), prefix="memls recall: ")
 
 
 def _on_root(
@@ -255,7 +254,7 @@ def search(
     if "numpy" not in sys.modules:
         # one query gains nothing from BLAS threads, which spin on a busy machine
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    from memls.core.recall.query import search as run_search  # not api: no backfill imports
+    from memls.core.recall.search import search as run_search  # not api: no backfill imports
 
     try:
         response = run_search(

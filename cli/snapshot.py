@@ -9,9 +9,11 @@ from typing import NoReturn
 
 import click
 
-from memls.cli.common import echo_json_error, resolve_root, root_option
+from memls.cli.common import resolve_root, root_option
+from memls.cli.opsutil import fail
 from memls.core.config import ConfigError
 from memls.core.gitfacade import GitError
+from memls.core.ops import OpError, as_refusal
 from memls.core.snapshot import (
     EXIT_CODES,
     RestoreRefusedError,
@@ -38,17 +40,11 @@ _ERRORS = (SnapshotError, GitError, ConfigError, OSError)
 """What a snapshot command reports as a refusal (exit 2) instead of a traceback."""
 
 
-def _fail(error: BaseException | str, code: int = EXIT_INVALID, as_json: bool = False) -> NoReturn:
-    if isinstance(error, OSError):
-        where = f": {error.filename}" if error.filename else ""
-        message = f"{error.strerror or error}{where}"
-    else:
-        message = str(error)
-    if as_json:
-        echo_json_error(message, code)
-    else:
-        click.echo(message, err=True)
-    sys.exit(code)
+def _fail(error: BaseException, code: int = EXIT_INVALID, as_json: bool = False) -> NoReturn:
+    """A refusal (one of :data:`_ERRORS`): its message, exit ``code``."""
+    refusal = as_refusal(error) if isinstance(error, OSError) else None
+    message = refusal.render() if refusal is not None else str(error)
+    fail(OpError(message, exit_code=code), as_json, op="snapshot.save", prefix="")
 
 
 @click.group(epilog=_SHARING)

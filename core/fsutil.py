@@ -7,20 +7,48 @@ memls's own state — ``<root>/.memls/`` and the transcript archive — is writt
 real folder of the user's (:func:`private_dir`, :func:`state_dir`: mode 0700, never a
 symlink) and only into files opened without following a link (:func:`open_private`,
 :func:`write_private`: mode 0600); anything else is refused with :class:`UnsafeStateError`.
+
+It is also where memls meets the platform, so that the rest of the core is the same on
+POSIX and on Windows: the inter-process lock (:func:`lock_fd`: ``flock`` where ``fcntl``
+exists, ``msvcrt.locking`` on Windows), the ``os.open`` flags Windows lacks (``0`` there:
+:data:`O_NOFOLLOW`, :data:`O_NONBLOCK`, …, and :data:`O_BINARY`, which only Windows needs),
+:func:`pread`, :func:`replace_file` and :func:`process_alive`. Where ``O_NOFOLLOW`` or
+``O_DIRECTORY`` is missing, a link is refused by ``lstat`` before the open and the file
+opened is checked to be the one ``lstat`` saw.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
+import importlib
 import os
 import stat
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
+from types import ModuleType
 from typing import BinaryIO
+
+try:
+    import fcntl as _fcntl
+except ImportError:  # Windows
+    _fcntl = None  # type: ignore[assignment]
+_msvcrt: ModuleType | None = importlib.import_module("msvcrt") if _fcntl is None else None
+
+O_NOFOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
+"""``os.O_NOFOLLOW``, or 0 where the platform has none (Windows: links are refused by lstat)."""
+O_DIRECTORY: int = getattr(os, "O_DIRECTORY", 0)
+O_CLOEXEC: int = getattr(os, "O_CLOEXEC", 0)
+"""0 on Windows, where a descriptor ``os.open`` makes is not inherited anyway (PEP 446)."""
+O_NONBLOCK: int = getattr(os, "O_NONBLOCK", 0)
+"""0 on Windows, which has no FIFOs for an open to block on."""
+O_BINARY: int = getattr(os, "O_BINARY", 0)
+"""Windows only: without it ``os.read``/``os.write`` translate line endings."""
+_OPEN_NO_LINK = bool(O_NOFOLLOW and O_DIRECTORY)
+"""Whether ``os.open`` refuses links itself; else :func:`_lstat_checked` does, before it."""
 
 TEMP_PREFIX = ".memls-tmp-"
 STATE_DIR = ".memls"
@@ -91,8 +119,17 @@ def private_dir(path: Path) -> Path:
     (:class:`UnsafeStateError`)."""
     with contextlib.suppress(FileExistsError):
         os.mkdir(path, PRIVATE_DIR_MODE)
+    if not _OPEN_NO_LINK:  # Windows: a directory cannot be opened; lstat it
+        st = _lstat_checked(path, directory=True)
+        if st is None:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
+        _check_owner(path, st)
+        if stat.S_IMODE(st.st_mode) != PRIVATE_DIR_MODE:
+            with contextlib.suppress(OSError):
+                os.chmod(path, PRIVATE_DIR_MODE)
+        return path
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR):
             raise _unsafe(
@@ -101,13 +138,53 @@ def private_dir(path: Path) -> Path:
         raise
     try:
         st = os.fstat(fd)
-        if st.st_uid != os.geteuid():
-            raise _unsafe(path, f"it belongs to another user (uid {st.st_uid})")
+        _check_owner(path, st)
         if stat.S_IMODE(st.st_mode) != PRIVATE_DIR_MODE:
-            os.fchmod(fd, PRIVATE_DIR_MODE)
+            _fchmod(fd, PRIVATE_DIR_MODE)
     finally:
         os.close(fd)
     return path
+
+
+def _check_owner(path: Path, st: os.stat_result) -> None:
+    """Refuse another user's folder (POSIX; Windows has no uids here: its ACLs decide)."""
+    if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+        raise _unsafe(path, f"it belongs to another user (uid {st.st_uid})")
+
+
+_LINK_TAGS = (0xA000000C, 0xA0000003)
+"""``IO_REPARSE_TAG_SYMLINK`` and ``_MOUNT_POINT``: the reparse points ``lstat`` does not
+follow on Windows (links and junctions; ``stat`` names them on Windows only)."""
+
+
+def is_link(st: os.stat_result) -> bool:
+    """Whether the lstat ``st`` is a symlink, or on Windows a junction (a directory link
+    ``S_ISLNK`` does not show)."""
+    tag: int = getattr(st, "st_reparse_tag", 0)  # Windows; OneDrive's files are not links
+    return stat.S_ISLNK(st.st_mode) or tag in _LINK_TAGS
+
+
+def _lstat_checked(path: Path, *, directory: bool = False) -> os.stat_result | None:
+    """``path``'s lstat (None when absent), refused when it is a link or not a directory /
+    not a regular file: the check ``O_NOFOLLOW`` makes where the platform has none."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if is_link(st):
+        raise _unsafe(path, "it is a symbolic link")
+    if directory and not stat.S_ISDIR(st.st_mode):
+        raise _unsafe(path, "it is not a directory")
+    if not directory and not stat.S_ISREG(st.st_mode):
+        raise _unsafe(path, "it is not a regular file")
+    return st
+
+
+def _fchmod(fd: int, mode: int) -> None:
+    """``os.fchmod`` where there is one (Windows before 3.13 has none; its ACLs decide)."""
+    fchmod = getattr(os, "fchmod", None)
+    if fchmod is not None:
+        fchmod(fd, mode)
 
 
 def state_dir(root: Path) -> Path:
@@ -135,8 +212,11 @@ def open_private(path: Path, flags: int) -> int:
     there (dangling or not) is refused, and so is anything but a regular file (a FIFO does
     not block: the open is non-blocking until checked). A file created is mode 0600; an
     existing one of the user's wider than that is tightened to 0600."""
+    before = None if O_NOFOLLOW else _lstat_checked(path)
     try:
-        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, PRIVATE_FILE_MODE)
+        fd = os.open(
+            path, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_BINARY, PRIVATE_FILE_MODE
+        )
     except OSError as exc:
         if exc.errno == errno.ELOOP or (exc.errno == errno.EEXIST and path.is_symlink()):
             raise _unsafe(path, "it is a symbolic link") from None
@@ -147,13 +227,31 @@ def open_private(path: Path, flags: int) -> int:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise _unsafe(path, "it is not a regular file")
-        if st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) & 0o077:
-            os.fchmod(fd, stat.S_IMODE(st.st_mode) & ~0o077 & 0o777)
-        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        if not O_NOFOLLOW:
+            _same_file(path, before, st)
+        owned = not hasattr(os, "geteuid") or st.st_uid == os.geteuid()
+        if owned and stat.S_IMODE(st.st_mode) & 0o077:
+            _fchmod(fd, stat.S_IMODE(st.st_mode) & ~0o077 & 0o777)
+        set_blocking(fd)
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def _same_file(path: Path, before: os.stat_result | None, opened: os.stat_result) -> None:
+    """Without ``O_NOFOLLOW``: the file opened is the one lstat checked (or, for a file the
+    open created, what lstat sees now), not a link put there in between."""
+    after = _lstat_checked(path) if before is None else before
+    if after is None or (after.st_dev, after.st_ino) != (opened.st_dev, opened.st_ino):
+        raise _unsafe(path, "it is a symbolic link")
+
+
+def set_blocking(fd: int) -> None:
+    """Clear the ``O_NONBLOCK`` an open used so that a FIFO could not block it (nothing to
+    clear where the platform has no ``O_NONBLOCK``)."""
+    if O_NONBLOCK:
+        os.set_blocking(fd, True)
 
 
 def create_private(path: Path, data: bytes) -> bool:
@@ -197,7 +295,7 @@ def write_private(
             handle.flush()
             if sync:
                 os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        replace_file(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -276,7 +374,7 @@ def atomic_write(path: Path, content: str | bytes, *, root: Path | None = None) 
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
         crash_point()
-        os.replace(tmp, path)
+        replace_file(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -291,9 +389,10 @@ def _existing_bytes(path: Path) -> bytes | None:
     Opened with ``O_NONBLOCK | O_NOFOLLOW``: a FIFO there does not block the writer and a
     link put there since the caller's check is not followed. Anything but a regular file
     is refused (the rename would replace a FIFO, a socket or a device with a file).
+    Without ``O_NOFOLLOW`` (Windows) the caller's ``is_symlink`` check is the link check.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_BINARY)
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -303,6 +402,8 @@ def _existing_bytes(path: Path) -> bytes | None:
             raise UnsafePathError(
                 f"refusing to write {path}: it is not a regular file (a socket or a device)"
             ) from exc
+        if exc.errno == errno.EACCES and path.is_dir():  # Windows opens no directory
+            raise UnsafePathError(f"{path} is a directory") from exc
         raise
     try:
         mode = os.fstat(fd).st_mode
@@ -384,41 +485,194 @@ def lock_wait(seconds: float | None) -> Iterator[None]:
 _LOCK_POLL = 0.05
 
 
+LOCKS_DIR = "memls-locks"
+"""Where ``fcntl`` is missing (Windows), :func:`root_lock` locks a file in this folder of
+the user's temporary directory, named after the root (:func:`_root_lock_file`): a directory
+cannot be opened, let alone locked, there, and the root gets no file of memls's for it."""
+
+
+def _root_lock_file(root: Path) -> Path:
+    import hashlib
+    import tempfile
+
+    key = os.path.normcase(str(root.resolve())).encode("utf-8", "surrogatepass")
+    folder = private_dir(Path(tempfile.gettempdir()) / LOCKS_DIR)
+    return folder / f"{hashlib.sha256(key).hexdigest()[:32]}.lock"
+
+
 @contextlib.contextmanager
 def root_lock(root: Path, *, timeout: float | None = None) -> Iterator[None]:
     """An exclusive inter-process lock on the memory root (flock on the directory itself).
 
-    Locking the directory needs no lock file, so nothing is left behind. Without
+    Locking the directory needs no lock file, so nothing is left behind (on Windows the
+    lock is on a file named after the root in the temporary directory). Without
     ``timeout`` (and outside :func:`lock_wait`) it waits as long as another holder keeps
     it; with one, it gives up after that many seconds with :class:`LockTimeoutError`.
     """
     wait = timeout if timeout is not None else _LOCK_WAIT.get()
     root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(root, os.O_RDONLY)
+    if _fcntl is not None:
+        fd = os.open(root, os.O_RDONLY)
+    else:
+        fd = open_private(_root_lock_file(root), os.O_RDWR | os.O_CREAT)
     try:
         if wait is None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            lock_fd(fd)
         else:
             _flock_within(fd, root, wait)
         try:
             yield
         finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            unlock_fd(fd)
     finally:
         os.close(fd)
 
 
 def _flock_within(fd: int, root: Path, wait: float) -> None:
     deadline = time.monotonic() + max(0.0, wait)
+    while not try_lock_fd(fd):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise LockTimeoutError(
+                f"another memls process holds the lock on {root}; "
+                f"gave up after {wait:g} s (nothing written)"
+            )
+        time.sleep(min(_LOCK_POLL, left))
+
+
+# --- the platform: one lock, positional reads, replace, process liveness -----------------
+
+_MSVCRT_LOCK_OFFSET = 1 << 30
+"""On Windows the lock is one byte this far into the file (locking a range past the end
+is allowed): a Windows lock is mandatory, so a lock on byte 0 would keep a reader of the
+holder's pid (:mod:`memls.core.recall.lock`) from reading it."""
+
+
+def try_lock_fd(fd: int) -> bool:
+    """Take the exclusive lock on the open file (or, on POSIX, directory) ``fd`` if it is
+    free; False when another holder has it. Each open file is its own holder: a second
+    ``open`` of the same file in this process does not get the lock either."""
+    if _fcntl is not None:
+        try:
+            _fcntl.flock(fd, _fcntl.LOCK_EX | _fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+    assert _msvcrt is not None
+    try:
+        _msvcrt_lock(fd, _msvcrt.LK_NBLCK)
+    except OSError as exc:
+        if exc.errno in (errno.EACCES, errno.EDEADLK):
+            return False
+        raise
+    return True
+
+
+def lock_fd(fd: int) -> None:
+    """Wait as long as it takes for the exclusive lock on ``fd`` (:func:`try_lock_fd`)."""
+    if _fcntl is not None:
+        _fcntl.flock(fd, _fcntl.LOCK_EX)
+        return
+    while not try_lock_fd(fd):  # msvcrt's own blocking lock gives up after 10 s
+        time.sleep(_LOCK_POLL)
+
+
+def unlock_fd(fd: int) -> None:
+    """Release the lock :func:`try_lock_fd` or :func:`lock_fd` took on ``fd``."""
+    if _fcntl is not None:
+        _fcntl.flock(fd, _fcntl.LOCK_UN)
+        return
+    assert _msvcrt is not None
+    _msvcrt_lock(fd, _msvcrt.LK_UNLCK)
+
+
+def _msvcrt_lock(fd: int, mode: int) -> None:
+    assert _msvcrt is not None
+    position = os.lseek(fd, 0, os.SEEK_CUR)
+    os.lseek(fd, _MSVCRT_LOCK_OFFSET, os.SEEK_SET)
+    try:
+        _msvcrt.locking(fd, mode, 1)
+    finally:
+        os.lseek(fd, position, os.SEEK_SET)
+
+
+def pread(fd: int, size: int, offset: int) -> bytes:
+    """``os.pread``; where there is none (Windows) a seek and a read, the position restored."""
+    if hasattr(os, "pread"):
+        return os.pread(fd, size, offset)
+    position = os.lseek(fd, 0, os.SEEK_CUR)
+    try:
+        os.lseek(fd, offset, os.SEEK_SET)
+        chunks: list[bytes] = []
+        while size > 0:
+            chunk = os.read(fd, size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.lseek(fd, position, os.SEEK_SET)
+
+
+def pwrite(fd: int, data: bytes, offset: int) -> int:
+    """``os.pwrite``; where there is none (Windows) a seek and a write, the position restored."""
+    if hasattr(os, "pwrite"):
+        return os.pwrite(fd, data, offset)
+    position = os.lseek(fd, 0, os.SEEK_CUR)
+    try:
+        os.lseek(fd, offset, os.SEEK_SET)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        return len(data)
+    finally:
+        os.lseek(fd, position, os.SEEK_SET)
+
+
+_REPLACE_RETRIES = sys.platform == "win32"
+"""Windows refuses to rename over a file another process has open (an editor, a virus
+scanner, a reader): :func:`replace_file` retries there for :data:`_REPLACE_WAIT` seconds."""
+_REPLACE_WAIT = 2.0
+
+
+def replace_file(source: str | Path, target: str | Path) -> None:
+    """``os.replace``, atomic on both platforms; on Windows a :class:`PermissionError` (the
+    target open elsewhere for a moment) is retried for a bounded time, then raised."""
+    deadline = time.monotonic() + _REPLACE_WAIT
+    delay = 0.01
     while True:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.replace(source, target)
             return
-        except BlockingIOError:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise LockTimeoutError(
-                    f"another memls process holds the lock on {root}; "
-                    f"gave up after {wait:g} s (nothing written)"
-                ) from None
-            time.sleep(min(_LOCK_POLL, left))
+        except PermissionError:
+            if not _REPLACE_RETRIES or time.monotonic() >= deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` is running. POSIX: ``kill(pid, 0)``. Windows: never that —
+    there ``os.kill`` terminates the process — but ``OpenProcess`` and its exit code."""
+    if pid <= 0:
+        return False
+    if sys.platform != "win32":
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        return True
+    import ctypes
+
+    kernel32 = getattr(ctypes, "windll").kernel32  # noqa: B009  (windll: Windows only)
+    handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+    if not handle:
+        return False
+    try:
+        code = ctypes.c_ulong()
+        if not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
+            return False
+        return code.value == 259  # STILL_ACTIVE
+    finally:
+        kernel32.CloseHandle(handle)

@@ -10,10 +10,12 @@ checkpoints by name. Edges (:class:`Ref`) are
   point at ``checkpoint-{name}.md``;
 - ``Plan:`` lines, which point at the plan file.
 
-Per-file extraction is cached on the parsed document, so an edit re-extracts one file;
-resolution uses the workspace's file list (no disk access), and the reverse index (who
-points at a file) is patched per changed file. ``LinkGraph.version`` changes only when
-some edge changed, which is what a front needs to refresh reference counts.
+Links are the link format's (:mod:`memls.core.formats.links`): the same extractor and the
+same resolver as the rules, so an edge leads where IX009 says the link leads. Per-file
+extraction is cached on the parsed document, so an edit re-extracts one file; resolution
+is the workspace's cached resolver (one ``stat`` per distinct candidate), and the reverse
+index (who points at a file) is patched per changed file. ``LinkGraph.version`` changes
+only when some edge changed, which is what a front needs to refresh reference counts.
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import unquote
 
-from memls.core.links import Link as FileLink
-from memls.core.links import extract_links, no_gc
+from memls.core.formats.index import bullets
+from memls.core.formats.links import Link, extract_links
+from memls.core.gcpause import no_gc
 from memls.core.model import Document, FileKind, Heading, Position, Range
 from memls.core.workspace import Workspace
 
@@ -42,17 +45,16 @@ PLAN = "plan"
 ANCHOR = "anchor"
 INDEX_BULLET = "index-bullet"
 CONTINUE = "continue"
-"""Ref kinds: the first five are :mod:`memls.core.links`' link kinds (``bullet`` is a list
-item starting with a path); ``plan`` is a ``Plan:`` line's path; ``anchor`` a link to a
-heading of its own file (``[x](#heading)``); ``index-bullet`` an Active Checkpoints bullet
-and ``continue`` a ``continue name`` line, both naming a checkpoint."""
+"""Ref kinds: the first five are :mod:`memls.core.formats.links`' link kinds (``bullet`` is
+a list item starting with a path); ``plan`` is a ``Plan:`` line's path; ``anchor`` a link
+to a heading of its own file (``[x](#heading)``); ``index-bullet`` an Active Checkpoints
+bullet and ``continue`` a ``continue name`` line, both naming a checkpoint."""
 
 PATH_KINDS = frozenset((MARKDOWN, REFERENCE, PATH_BULLET, CODE, PLAN))
 """Refs that write a path (rewritten with the new relative path when the target moves)."""
 NAME_KINDS = frozenset((INDEX_BULLET, CONTINUE))
 """Refs that name a checkpoint (rewritten with the new name on a rename)."""
 
-_BULLET_NAME = re.compile(r"^\s*[-*+]\s+\*\*(?P<name>[^*]+)\*\*")
 CONTINUE_NAME = re.compile(r"\bcontinue\s+`?(?P<name>[A-Za-z0-9](?:[\w.-]*\w)?)`?")
 """A `continue name` line; the name never takes the sentence's closing period."""
 _SELF_ANCHOR = re.compile(r"(?<![!\\])\[[^\[\]\n]*\]\(\s*<?#(?P<anchor>[^)\s>]+)>?\s*\)")
@@ -77,6 +79,7 @@ class RawRef(NamedTuple):
     text: str  # the text in ``range``
     anchor: str | None  # the ``#heading`` part, without ``#``
     anchor_range: Range | None
+    link: Link | None = None  # the file link this edge is (None: a checkpoint name, an anchor)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,17 +153,9 @@ def _extract(doc: Document) -> Iterator[RawRef]:
             yield raw
     bullet_lines: set[int] = set()
     if doc.kind is FileKind.INDEX:
-        section = doc.section("Active Checkpoints")
-        if section is not None:
-            for item in doc.items_in(section):
-                m = _BULLET_NAME.match(doc.line_text(item.line))
-                if m is None:
-                    continue
-                bullet_lines.add(item.line)
-                name = m.group("name").strip()
-                start = m.start("name") + (len(m.group("name")) - len(m.group("name").lstrip()))
-                rng = Range.of(item.line, start, item.line, start + len(name))
-                yield RawRef(INDEX_BULLET, item.line, rng, name, None, None)
+        for bullet in bullets(doc):
+            bullet_lines.add(bullet.line)
+            yield RawRef(INDEX_BULLET, bullet.line, bullet.name_range, bullet.name, None, None)
     first = doc.frontmatter.end_line + 1 if doc.frontmatter is not None else 0
     for number in range(first, len(doc.lines)):
         text = doc.lines[number]
@@ -177,7 +172,7 @@ def _extract(doc: Document) -> Iterator[RawRef]:
             yield RawRef(ANCHOR, number, rng, anchor, anchor, rng)
 
 
-def _from_link(doc: Document, link: FileLink, plan_lines: set[int]) -> RawRef | None:
+def _from_link(doc: Document, link: Link, plan_lines: set[int]) -> RawRef | None:
     """A file link as a graph edge (links to files that are not Markdown are left out)."""
     if not link.is_markdown_file:
         return None
@@ -189,7 +184,7 @@ def _from_link(doc: Document, link: FileLink, plan_lines: set[int]) -> RawRef | 
         if at >= 0:
             anchor_range = Range.of(line, at, line, at + len(link.anchor))
     kind = PLAN if line in plan_lines and link.kind == CODE else link.kind
-    return RawRef(kind, line, link.range, link.target, link.anchor, anchor_range)
+    return RawRef(kind, line, link.range, link.target, link.anchor, anchor_range, link)
 
 
 # -- the graph ---------------------------------------------------------------
@@ -202,7 +197,6 @@ class LinkGraph:
         """Bumped whenever an edge appears, disappears or resolves differently."""
         self._generation = -1
         self._paths: frozenset[Path] = frozenset()
-        self._stems: dict[str, Path] = {}
         self._by_text: dict[str, Path] = {}
         """The listed paths by their text: resolution compares strings and hands back the
         workspace's own Path objects (whose hashes are cached)."""
@@ -246,10 +240,7 @@ class LinkGraph:
         relink = pathset != self._paths
         if relink:
             self._paths = pathset
-            self._stems = {}
             self._by_text = {str(p): p for p in paths}
-            for p in paths:
-                self._stems.setdefault(p.stem.casefold(), p)
         for gone in [p for p in self._docs if p not in pathset]:
             del self._docs[gone]
             self._set_out(gone, ())
@@ -308,24 +299,21 @@ class LinkGraph:
         append = out.append
         source = doc.path
         folder = str(source.parent)
-        # One resolution per distinct (kind, text): an index of 200,000 pointers to 1,000
-        # files resolves 1,000 times and shares one Path per target.
-        resolved: dict[tuple[str, str], tuple[Path, bool, bool]] = {}
+        # One resolution per distinct (kind, text, hints): an index of 200,000 pointers to
+        # 1,000 files resolves 1,000 times and shares one Path per target.
+        resolved: dict[tuple[str, str, tuple[str, ...]], tuple[Path, bool, bool]] = {}
         for raw in extract(doc):
-            key = (raw.kind, raw.text)
+            link = raw.link
+            key = (raw.kind, raw.text, link.hints if link is not None else ())
             hit = resolved.get(key)
             if hit is None:
                 via_root = False
                 if raw.kind in NAME_KINDS:
                     text = os.path.join(root, f"checkpoint-{raw.text}.md")
-                elif raw.kind == ANCHOR:
+                elif raw.kind == ANCHOR or link is None:
                     text = str(source)
-                elif raw.kind == WIKILINK:
-                    stem = raw.text[:-3] if raw.text.casefold().endswith(".md") else raw.text
-                    found = self._stems.get(stem.rsplit("/", 1)[-1].casefold())
-                    text = str(found) if found is not None else f"{folder}/{raw.text}.md"
                 else:
-                    text, via_root = self._resolve_path(folder, raw.text, raw.kind == PLAN)
+                    text, via_root = self._resolve_link(folder, link, raw.kind == PLAN)
                 target = known.get(text)
                 hit = (target if target is not None else Path(text), target is not None, via_root)
                 resolved[key] = hit
@@ -345,21 +333,33 @@ class LinkGraph:
             )
         return tuple(out)
 
-    def _resolve_path(self, folder: str, written: str, plan: bool) -> tuple[str, bool]:
-        """Relative to the source's folder, then to the root (plans: the root first)."""
-        if "%" in written:
-            written = unquote(written)
+    def _resolve_link(self, folder: str, link: Link, plan: bool) -> tuple[str, bool]:
+        """Where a file link leads (the workspace's resolver, as the rules resolve it) and
+        whether it is written relative to the root rather than to the source's folder.
+
+        A ``Plan:`` path names the root's plan first (plans are written from the root). A
+        link that leads nowhere gets where it would be: a wikilink a note beside its file,
+        a path relative to its file (a plan's to the root). An absolute or home path is
+        the file it names (a move rewrites it as one); where the resolver finds it under
+        the root or the repository instead, go-to-definition and document links follow
+        the resolver."""
+        if link.kind == WIKILINK:
+            found = self.ws.links.resolve(link)
+            return (str(found) if found is not None else f"{folder}/{link.target}.md"), False
+        written = unquote(link.target) if "%" in link.target else link.target
         if written.startswith("~"):
             return os.path.normpath(os.path.expanduser(written)), False
         if written.startswith("/"):
             return os.path.normpath(written), False
         here = os.path.normpath(os.path.join(folder, written))
         there = os.path.normpath(os.path.join(str(self.ws.root), written))
-        order = [(there, True), (here, False)] if plan else [(here, False), (there, True)]
-        for candidate, via_root in order:
-            if candidate in self._by_text:
-                return candidate, via_root and candidate != here
-        return order[0][0], order[0][1] and order[0][0] != here
+        if plan and there in self._by_text:
+            return there, there != here
+        found = self.ws.links.resolve(link)
+        if found is None:
+            return (there, there != here) if plan else (here, False)
+        text = str(found)
+        return text, text != here and text == there
 
     # -- questions --------------------------------------------------------------
     def refs_from(self, path: Path) -> tuple[Ref, ...]:

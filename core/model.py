@@ -7,10 +7,9 @@ not be read cleanly. All ranges are 0-based, end-exclusive, in code points.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple, overload
+from typing import NamedTuple
 
 
 class Position(NamedTuple):
@@ -232,64 +231,6 @@ class ListItem:
         )
 
 
-class Link(NamedTuple):
-    """A pointer to another file: a Markdown link, or a code span that names a ``.md`` path.
-
-    A tuple, not a dataclass: an index of 400,000 pointers makes 400,000 of them."""
-
-    target: str
-    text: str
-    kind: str  # "link" | "code"
-    line: int
-    range: Range  # the whole link or code span
-    target_range: Range
-
-
-class LazyLinks(Sequence[Link]):
-    """A document's links, found on first use (a 20 MB index need not build 400,000 of
-    them when no rule asks). Behaves as a read-only tuple; equal to one with the same links."""
-
-    __slots__ = ("_compute", "_items")
-
-    def __init__(self, compute: Callable[[], tuple[Link, ...]]) -> None:
-        self._compute: Callable[[], tuple[Link, ...]] | None = compute
-        self._items: tuple[Link, ...] | None = None
-
-    def _get(self) -> tuple[Link, ...]:
-        items = self._items
-        if items is None:
-            assert self._compute is not None
-            items = self._items = self._compute()
-            self._compute = None
-        return items
-
-    @overload
-    def __getitem__(self, index: int) -> Link: ...
-    @overload
-    def __getitem__(self, index: slice) -> tuple[Link, ...]: ...
-    def __getitem__(self, index: int | slice) -> Link | tuple[Link, ...]:
-        return self._get()[index]
-
-    def __len__(self) -> int:
-        return len(self._get())
-
-    def __iter__(self) -> Iterator[Link]:
-        return iter(self._get())
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, LazyLinks):
-            return self._get() == other._get()
-        if isinstance(other, tuple):
-            return self._get() == other
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._get())
-
-    def __repr__(self) -> str:
-        return f"LazyLinks({self._get()!r})"
-
-
 @dataclass(frozen=True, slots=True)
 class FrontmatterEntry:
     key: str
@@ -345,6 +286,9 @@ class Problem:
 
 @dataclass(frozen=True, slots=True)
 class Document:
+    """A parsed memory file. Its links to other files are not part of it: they are read by
+    the link format, :func:`memls.core.formats.links.extract_links` (cached in ``extra``)."""
+
     path: Path
     kind: FileKind
     text: str
@@ -353,8 +297,8 @@ class Document:
     sections: tuple[Section, ...]
     fields: tuple[Field, ...]
     items: tuple[ListItem, ...]
-    links: Sequence[Link]  # a tuple, or LazyLinks (found on first use)
-    fences: tuple[tuple[int, int], ...]  # (first line, last line) of fenced code blocks
+    fences: tuple[tuple[int, int], ...]  # (first line, last line) of code blocks
+    html_blocks: tuple[tuple[int, int], ...]  # (first line, last line) of HTML blocks
     frontmatter: Frontmatter | None
     suppressions: Suppressions
     problems: tuple[Problem, ...]

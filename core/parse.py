@@ -2,8 +2,9 @@
 
 mistune's block parser finds the block structure (ATX headings, fenced code, raw HTML);
 mistune records no positions, so a parser subclass stamps each block with the offsets of
-its match. A line scan then picks out fields, list and task items, links and suppression
-comments outside code and HTML blocks. Parsing never raises.
+its match. A line scan then picks out fields, list and task items and suppression
+comments outside code and HTML blocks. Links are the link format's
+(:mod:`memls.core.formats.links`), read from the document on demand. Parsing never raises.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +26,6 @@ from memls.core.model import (
     Frontmatter,
     FrontmatterEntry,
     Heading,
-    LazyLinks,
-    Link,
     ListItem,
     Position,
     Problem,
@@ -42,13 +40,8 @@ _BLOCK_RULES = ["fenced_code", "atx_heading", "thematic_break", "raw_html", "bla
 _ITEM = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d{1,9}[.)])(?:[ \t]+(?P<rest>.*))?$")
 _TASK = re.compile(r"^\[(?P<mark>[ xX])\](?:[ \t]+|$)")
 _FIELD = re.compile(r"^\*\*(?P<name>[^*:\n]{1,40}):\*\*[ \t]*(?P<value>.*)$")
-_LINK = re.compile(
-    r"(?<!!)\[(?P<text>[^\]\n]*)\]\(\s*<?(?P<target>[^)\s>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)"
-)
-_CODE_PATH = re.compile(r"`(?P<target>[^`\s]+\.md)`")
 _SUPPRESS = re.compile(r"<!--\s*memls-disable(?P<next>-next-line)?(?P<codes>[^>]*?)-->")
 _FM_KEY = re.compile(r"^(?P<key>[A-Za-z_][\w-]*)\s*:\s?(?P<value>.*)$")
-_URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 _POSITIONED = frozenset(("heading", "block_code", "block_html"))
 MAX_PARSE_CHARS = 2_000_000  # beyond this, structure is read from the first part only
@@ -189,6 +182,7 @@ def parse_text(
 
     headings: list[Heading] = []
     fences: list[tuple[int, int]] = []
+    html_blocks: list[tuple[int, int]] = []
     opaque: list[tuple[int, int]] = []  # line spans the line scan skips (code, HTML)
     for token in _block_tokens(src):
         ttype = token["type"]
@@ -204,6 +198,7 @@ def parse_text(
             fences.append((first, last))
             opaque.append((first, last))
         elif ttype == "block_html":
+            html_blocks.append((first, last))
             opaque.append((first, last))
     del src, src_index  # not needed by the line scan below
     indented = _indented_code(lines, skip_until, body_end, _line_flags(opaque, n), headings)
@@ -251,8 +246,8 @@ def parse_text(
         sections=tuple(sections),
         fields=tuple(fields),
         items=tuple(items),
-        links=LazyLinks(partial(_links_of, all_lines, skip_until, tuple(opaque))),
         fences=tuple(fences),
+        html_blocks=tuple(html_blocks),
         frontmatter=frontmatter,
         suppressions=Suppressions(frozenset(file_codes), file_all, tuple(next_line)),
         problems=_encoding_problems(index, invalid_offsets)
@@ -401,64 +396,6 @@ def _field(m: re.Match[str], item: ListItem, ln: int, length: int) -> Field:
         range=Range.line(ln, length),
         value_range=Range.of(ln, vstart, ln, vstart + len(raw)),
     )
-
-
-def _links_of(
-    lines: tuple[str, ...], first: int, opaque: tuple[tuple[int, int], ...]
-) -> tuple[Link, ...]:
-    """The links of the lines the line scan reads (found when ``doc.links`` is first used)."""
-    out: list[Link] = []
-    skip = _line_flags(list(opaque), len(lines))
-    for ln in range(first, len(lines)):
-        line = lines[ln]
-        if skip[ln] or not line or len(line) > 20_000:
-            continue
-        if "](" in line or "`" in line:
-            out.extend(_links(line, ln))
-    return tuple(out)
-
-
-def _links(line: str, ln: int) -> list[Link]:
-    # Positional tuples and no per-character work: an index may hold 400,000 links.
-    out: list[Link] = []
-    taken: list[tuple[int, int]] = []
-    if "](" in line:
-        for m in _LINK.finditer(line):
-            target = m.group("target")
-            if target[0] == "#" or (":" in target and _URL.match(target)):
-                continue
-            start, end = m.span()
-            t_start, t_end = m.span("target")
-            taken.append((start, end))
-            out.append(
-                Link(
-                    target.split("#", 1)[0] if "#" in target else target,
-                    m.group("text"),
-                    "link",
-                    ln,
-                    Range(Position(ln, start), Position(ln, end)),
-                    Range(Position(ln, t_start), Position(ln, t_end)),
-                )
-            )
-    if "`" not in line:
-        return out
-    for m in _CODE_PATH.finditer(line):
-        if any(a <= m.start() < b for a, b in taken):
-            continue
-        target = m.group("target")
-        if _URL.match(target):
-            continue
-        out.append(
-            Link(
-                target,
-                target,
-                "code",
-                ln,
-                Range(Position(ln, m.start()), Position(ln, m.end())),
-                Range(Position(ln, m.start("target")), Position(ln, m.end("target"))),
-            )
-        )
-    return out
 
 
 def _frontmatter(lines: list[str]) -> Frontmatter | None:

@@ -36,7 +36,6 @@ from memls.core.workspace import memory_files
 MAX_ITEMS = 64
 MAX_ITEM_BYTES = 65_536
 MAX_TOTAL_BYTES = 262_144
-REF_PREFIX = "refs/memls/"
 MANIFEST = "memory.json"
 ITEM_DIR = "memory"
 FORMAT = "memls-snapshot/1"

@@ -15,11 +15,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from memls.core.formats.checkpoint import NO_BRANCH, sanitize_name, saved_stamp
+from memls.core.formats.links import find_repo_root
 from memls.core.fsutil import UnsafePathError
 from memls.core.graph import INDEX_BULLET, MARKDOWN, REFERENCE, WIKILINK, Ref, graph_of
-from memls.core.links import find_repo_root
 from memls.core.model import Document
-from memls.core.ops.checkpoint import sanitize_name
 from memls.core.workspace import Workspace
 
 CREATE_KINDS = frozenset((MARKDOWN, REFERENCE, WIKILINK))
@@ -107,8 +107,8 @@ def topic_template(path: Path, title: str) -> str:
 
 def checkpoint_template(ws: Workspace, name: str, now: _dt.datetime | None = None) -> str:
     """A checkpoint with everything the CP rules require (as ``checkpoint save`` writes it)."""
-    when = (now or _dt.datetime.now()).strftime("%Y-%m-%d %H:%M")
-    branch = ws.git.current_branch() or "no-branch"
+    when = saved_stamp(now or _dt.datetime.now())
+    branch = ws.git.current_branch() or NO_BRANCH
     return (
         f"# Checkpoint: {name}\n\n"
         f"- **Branch:** `{branch}`\n"

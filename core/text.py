@@ -1,4 +1,9 @@
-"""Decoding and position bookkeeping shared by the parser, the rules and every front.
+"""Decoding, line editing and position bookkeeping shared by the parser, the rules, the
+operations and every front: the one text codec of memls.
+
+Two decodings: :func:`decode` for reading (invalid UTF-8 becomes U+FFFD, and where is
+remembered), :func:`decode_lossless` / :func:`encode_lossless` for writing (every byte
+round-trips). :class:`Lines` edits a text by line ranges and keeps every other byte.
 
 Positions are 0-based (line, character) with characters counted in code points; the
 LSP front converts to UTF-16 where the client needs it.
@@ -10,6 +15,11 @@ import codecs
 import threading
 from bisect import bisect_right
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memls.core.model import Document
 
 BOM = "\ufeff"
 
@@ -136,3 +146,43 @@ def dominant_eol(text: str) -> str:
     """``"\\r\\n"`` when most line endings of ``text`` are CRLF, else ``"\\n"``."""
     crlf = text.count("\r\n")
     return "\r\n" if crlf and crlf * 2 >= text.count("\n") else "\n"
+
+
+class Lines:
+    """A text as raw lines (split on ``\\n``) that can be edited by line ranges.
+
+    A ``\\r`` stays with its line, so untouched lines keep their line endings; inserted
+    lines take the text's dominant line ending.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.raw = text.split("\n")
+        self.eol_cr = dominant_eol(text) == "\r\n"
+
+    def doc(self, path: Path) -> Document:
+        from memls.core.parse import parse_text
+
+        return parse_text(self.text(), path)
+
+    def text(self) -> str:
+        return "\n".join(self.raw)
+
+    def replace(self, start: int, end: int, new: list[str]) -> None:
+        """Replace raw lines ``[start, end)`` with ``new`` (given without line endings)."""
+        cr = "\r" if self.eol_cr else ""
+        self.raw[start:end] = [line + cr for line in new]
+
+    def plain(self, line: int) -> str:
+        raw = self.raw[line]
+        return raw[:-1] if raw.endswith("\r") else raw
+
+
+def strip_blank_edges(lines: list[str]) -> list[str]:
+    """``lines`` without the blank lines at its start and end."""
+    start = 0
+    end = len(lines)
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return lines[start:end]

@@ -16,9 +16,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from memls.core.config import Config, load_config
+
+# re-exported: the checkpoint file names are the checkpoint format's (formats/checkpoint.py)
+from memls.core.formats.checkpoint import CHECKPOINT_RE as CHECKPOINT_RE  # noqa: PLC0414
+from memls.core.formats.checkpoint import checkpoint_name as checkpoint_name  # noqa: PLC0414
+from memls.core.formats.index import bullets
+from memls.core.formats.links import LinkResolver, distinct_links, find_repo_root
 from memls.core.fsutil import TEMP_PREFIX, inside
+from memls.core.gcpause import no_gc
 from memls.core.gitfacade import Git
-from memls.core.links import LinkResolver, distinct_links, find_repo_root, no_gc
 from memls.core.model import Document, FileKind
 from memls.core.parse import kind_for, parse_bytes, parse_text
 
@@ -38,7 +44,6 @@ _VOLATILE = Path("\0volatile")
 """Marks a memo that depends on something other than documents (disk, git)."""
 _SKIP_DIRS = {".git", ".memls", "node_modules", ".venv", "__pycache__"}
 MAX_FILE_BYTES = 20 * 1024 * 1024
-CHECKPOINT_RE = re.compile(r"^checkpoint-(?P<name>.+)\.md$")
 
 
 class Layout(enum.Enum):
@@ -576,11 +581,6 @@ def is_claude_memory_dir(root: Path) -> bool:
     )
 
 
-def checkpoint_name(path: Path) -> str | None:
-    m = CHECKPOINT_RE.match(path.name)
-    return m.group("name") if m else None
-
-
 def for_kind(config: Config, kind: RootKind) -> Config:
     """``config`` with the rules that do not apply to ``kind`` of root switched off."""
     off = tuple(c for c in _NOT_FOR_KIND.get(kind, ()) if c not in config.ignore)
@@ -613,7 +613,8 @@ class Workspace:
         self.layout = self.layout_choice.layout
         self.repo_root = repo_root_for(self.root)
         self.links = LinkResolver(self.root, self.repo_root, extra_exists=self._is_overlay)
-        """Resolves links of every document of the root (cached; see core/links.py)."""
+        """Resolves links of every document of the root (cached; see core/formats/links.py):
+        the one resolver of the rules, the link graph, document links and definitions."""
         self._docs: dict[Path, Document] = {}
         self._overlays: dict[Path, str] = {}
         self._paths: list[Path] | None = None
@@ -932,37 +933,22 @@ class Workspace:
         doc = self.index()
         if doc is None:
             return []
-        section = doc.section("Active Checkpoints")
-        if section is None:
-            return []
-        out = []
-        for item in doc.items_in(section):
-            m = re.match(r"\*\*(?P<name>[^*]+)\*\*", item.text)
-            if m:
-                out.append(IndexEntry(m.group("name").strip(), item.line))
-        return out
+        return [IndexEntry(b.name, b.line) for b in bullets(doc)]
 
     def pointer_targets(self) -> set[Path]:
         """Files that some pointer (link or code span) in the index points at."""
         doc = self.index()
         if doc is None:
             return set()
-        base = doc.path.parent
         targets: set[Path] = set()
-        for target in {link.target for link in doc.links}:  # a realpath per target, not link
-            for candidate in (base / target, self.root / target):
-                targets.add(candidate.resolve())
+        for link in distinct_links(doc):  # a realpath per distinct target, not per link
+            found = self.links.resolve(link)
+            # A pointer to a missing file is still a pointer (IX009 reports where it leads).
+            targets.add((found or doc.path.parent / link.target).resolve())
         return targets
 
     def topic_files(self) -> list[Path]:
         return [p for p in self.paths() if kind_of(p) is FileKind.TOPIC]
-
-    def resolve_pointer(self, doc: Document, target: str) -> Path | None:
-        """Where a pointer in ``doc`` leads, if that file exists (relative to doc, then root)."""
-        for candidate in (doc.path.parent / target, self.root / target):
-            if candidate.is_file() or self._norm(candidate) in self._overlays:
-                return candidate
-        return None
 
     def graph(self) -> LinkGraph:
         """The root's link graph (:mod:`memls.core.graph`), brought up to date on each call."""

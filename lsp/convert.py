@@ -69,9 +69,6 @@ class PositionCodec:
     def range_to_lsp(self, rng: Range, lines: Sequence[str]) -> types.Range:
         return types.Range(self.to_lsp(rng.start, lines), self.to_lsp(rng.end, lines))
 
-    def range_from_lsp(self, rng: types.Range, lines: Sequence[str]) -> Range:
-        return Range(self.from_lsp(rng.start, lines), self.from_lsp(rng.end, lines))
-
 
 def severity(sev: Severity) -> types.DiagnosticSeverity:
     return types.DiagnosticSeverity(int(sev))

@@ -250,7 +250,7 @@ class MemoryState:
             ws.drop_memos()
         self._checked.clear()
 
-    def git_changed(self, repo_paths: Iterable[Path] | None = None) -> None:
+    def git_changed(self) -> None:
         for ws in self.workspaces.values():
             ws.git.invalidate()
             ws.drop_memos()

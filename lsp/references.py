@@ -5,15 +5,13 @@ Hover, definition and document links all ask the same question, so it is answere
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from memls.core.formats.index import bullets
 from memls.core.graph import CONTINUE_NAME
 from memls.core.model import Document, FileKind, Position, Range
 from memls.core.workspace import Workspace
-
-_BULLET_NAME = re.compile(r"^\s*[-*+]\s+\*\*(?P<name>[^*]+)\*\*")
 
 
 @dataclass(frozen=True)
@@ -30,19 +28,10 @@ def checkpoint_refs(
     ones on that line, without scanning the rest of the document)."""
     bullet_lines: set[int] = set()
     if doc.kind is FileKind.INDEX:
-        section = doc.section("Active Checkpoints")
-        if section is not None:
-            for item in doc.items_in(section):
-                if only_line is not None and item.line != only_line:
-                    continue
-                m = _BULLET_NAME.match(doc.line_text(item.line))
-                if m:
-                    bullet_lines.add(item.line)
-                    name = m.group("name").strip()
-                    start = m.start("name") + (len(m.group("name")) - len(m.group("name").lstrip()))
-                    yield CheckpointRef(
-                        name, Range.of(item.line, start, item.line, start + len(name)), item.line
-                    )
+        for bullet in bullets(doc):
+            if only_line is None or bullet.line == only_line:
+                bullet_lines.add(bullet.line)
+                yield CheckpointRef(bullet.name, bullet.name_range, bullet.line)
     numbered = (
         enumerate(doc.lines) if only_line is None else [(only_line, doc.line_text(only_line))]
     )
@@ -57,9 +46,10 @@ def checkpoint_refs(
 
 def checkpoint_ref_at(ws: Workspace, doc: Document, pos: Position) -> CheckpointRef | None:
     """The reference on ``pos``'s line; for a bullet, anywhere on its line counts."""
+    bullet_lines = {b.line for b in bullets(doc)} if doc.kind is FileKind.INDEX else set()
     for ref in checkpoint_refs(ws, doc, pos.line):
         if ref.line != pos.line:
             continue
-        if ref.range.contains(pos) or _BULLET_NAME.match(doc.line_text(pos.line)):
+        if ref.range.contains(pos) or ref.line in bullet_lines:
             return ref
     return None

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from memls.core.formats.checkpoint import checkpoint_facts, next_action_section
 from memls.core.gitfacade import Git, GitError, run_git
 from memls.core.parse import parse_file
-from memls.core.rules.checkpoint import checkpoint_facts, next_action_section
 
 MAX_FILES = 5
 """Files named in a suggestion or in a composed Next Action body."""

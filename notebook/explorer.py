@@ -291,13 +291,6 @@ class RecallExplorer:
         if response.results:
             self.show(response.results[0])
 
-    @property
-    def result_paths(self) -> list[str]:
-        """``path:start-end`` of the results shown now, in rank order."""
-        if self.response is None:
-            return []
-        return [f"{res.path}:{res.start_line}-{res.end_line}" for res in self.response.results]
-
     # --- preview -------------------------------------------------------------------------
 
     @r.guarded(lambda self: self.messages)

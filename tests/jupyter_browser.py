@@ -7,6 +7,7 @@ checks on the rendered widgets (query, results, preview, map click, board) are s
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -123,7 +124,11 @@ def check_widgets(page: Page) -> tuple[Locator, Locator, Locator]:
     ring = memory_map.locator("svg circle.memls-selected-point")
     ring.wait_for(state="attached", timeout=10_000)
     # the list beside the picture follows the click
-    assert memory_map.locator("select").input_value().startswith(f"#{index + 1} ")
+    select = memory_map.locator("select")
+    deadline = time.monotonic() + 10
+    while not select.input_value().startswith(f"#{index + 1} ") and time.monotonic() < deadline:
+        page.wait_for_timeout(100)  # the list is set by the same round trip as the ring
+    assert select.input_value().startswith(f"#{index + 1} ")
     board = page.locator(".memls-board")
     board.get_by_role("button", name="Draft_Notes").wait_for(timeout=30_000)
     return explorer, memory_map, board

@@ -277,15 +277,50 @@ def test_readme_rule_table_matches_registry() -> None:
 
 def test_every_rule_says_why_its_severity() -> None:
     from memls.core.rules import registry
-    from memls.core.rules.rationale import RATIONALE
 
     for code, rule in registry().items():
-        why = RATIONALE.get(code, "")
+        why = rule.rationale
         assert why.startswith(rule.severity.label + ": "), (code, why)
-    assert set(RATIONALE) == set(registry()), "rationale for a rule that does not exist"
     table = rules_markdown()
     assert "why this severity" in table
     assert "the agent never loads what is past the limit" in table
+
+
+def test_every_rule_has_a_doc_with_its_fix() -> None:
+    """A rule carries its longer explanation: what it checks, and the fix."""
+    from memls.core.rules import registry
+
+    for code, rule in registry().items():
+        assert len(rule.doc) > 80, code
+        assert "Fix:" in rule.doc, code
+        assert rule.doc == rule.doc.strip(), code
+        assert "\n        " not in rule.doc, f"{code}: the doc is stored dedented"
+
+
+def test_rules_code_explains_the_rule() -> None:
+    """`memls rules CODE` shows the rule's doc and rationale; an unknown code is a usage error."""
+    from click.testing import CliRunner
+
+    from memls.cli import main
+    from memls.core.rules import registry
+
+    runner = CliRunner()
+    result = runner.invoke(main, ["rules", "ix009", "CP002"])
+    assert result.exit_code == 0, result.output
+    for code in ("IX009", "CP002"):
+        rule = registry()[code]
+        assert f"{code} {rule.name} ({rule.severity.label}" in result.output
+        assert rule.doc in result.output
+        assert "Why " + rule.rationale in result.output
+    assert "has a quick fix" in result.output  # CP002 is fixable
+    as_json = runner.invoke(main, ["rules", "IX009", "--format", "json"])
+    assert as_json.exit_code == 0, as_json.output
+    [entry] = json.loads(as_json.output)
+    assert entry["code"] == "IX009"
+    assert entry["doc"] == registry()["IX009"].doc
+    unknown = runner.invoke(main, ["rules", "XX999"])
+    assert unknown.exit_code == 2
+    assert "no rule XX999" in unknown.output
 
 
 def test_check_leaves_the_garbage_collector_as_it_found_it(root: Path) -> None:

@@ -1,4 +1,4 @@
-"""core/links.py: what counts as a file link, and where it leads (like a reader would)."""
+"""core/formats/links.py: what counts as a file link, and where it leads (like a reader would)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memls.core.config import Config
-from memls.core.links import (
+from memls.core.formats.links import (
     Link,
     LinkResolver,
     distinct_links,
@@ -152,7 +152,7 @@ def test_issue15_defect5_pointer_resolution_is_cached(
     assert calls["n"] < 1000, calls["n"]
     assert ws.links.stat_calls <= 3 * topics + 10
     # Every pointer resolves, so the check made one link per distinct target, not 4,000.
-    import memls.core.links as links_module
+    import memls.core.formats.links as links_module
 
     index = ws.document(tmp_path / "MEMORY.md")
     assert index is not None
@@ -165,7 +165,7 @@ def test_whole_text_extraction_equals_the_line_scan(
 ) -> None:
     """Big documents find inline links in the whole text at once; the links (kinds, ranges,
     order) must be exactly those the line scan finds."""
-    import memls.core.links as links_module
+    import memls.core.formats.links as links_module
 
     block = (
         "- [Topic](topic.md#intro) — a pointer\n"
@@ -194,7 +194,7 @@ def test_whole_text_extraction_edges_equal_the_line_scan(
     """The whole-text path's edges: a bare-path bullet on the first line and after blank
     or CRLF lines, a very long line, a link right after a fence, escaped and image links,
     an angled target, and a numbered bare-path bullet."""
-    import memls.core.links as links_module
+    import memls.core.formats.links as links_module
 
     block = (
         "\n"
@@ -253,7 +253,7 @@ _FRAGMENTS = [
 def test_whole_text_extraction_equals_the_line_scan_on_any_mix(lines: list[str]) -> None:
     """Any mix of link lines, fences, front matter, blank and CR lines: the whole-text
     path finds exactly the links the line scan finds."""
-    import memls.core.links as links_module
+    import memls.core.formats.links as links_module
 
     text = "\n".join(lines)
     path = Path("/memory/MEMORY.md")
@@ -281,8 +281,9 @@ def test_whole_text_extraction_equals_the_line_scan_on_any_mix(lines: list[str])
 
 
 def test_document_links_skip_front_matter_fences_and_html() -> None:
-    """``doc.links`` (the parser's own, found on first use) reads the lines the line scan
-    reads: not front matter, fenced code, HTML blocks or overlong lines."""
+    """The links of a document (once the parser's own ``doc.links``, now the one extractor)
+    are read from the lines the line scan reads: not front matter, fenced code, HTML
+    blocks or overlong lines."""
     text = (
         "---\nsee: [fm](fm.md)\n---\n"
         "- [a](a.md) and `b.md`\n"
@@ -292,8 +293,8 @@ def test_document_links_skip_front_matter_fences_and_html() -> None:
         "[c](c.md)\n"
     )
     doc = parse_text(text, Path("/memory/MEMORY.md"))
-    assert [(link.target, link.kind, link.line) for link in doc.links] == [
-        ("a.md", "link", 3),
+    assert [(link.target, link.kind, link.line) for link in extract_links(doc)] == [
+        ("a.md", "markdown", 3),
         ("b.md", "code", 3),
-        ("c.md", "link", 12),
+        ("c.md", "markdown", 12),
     ]

@@ -23,7 +23,7 @@ import mcp_types as types
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memls.core.recall.chunking import KINDS
-from memls.core.recall.query import MODES
+from memls.core.recall.search import MODES
 from tests.agent_fixtures import make_project, memls_json, turn
 
 FLAG = re.compile(r"(?<![\w-])--[a-z]")

@@ -383,7 +383,8 @@ def test_an_address_that_is_not_loopback_or_has_no_port_is_refused(
 
 
 def test_a_host_alone_parses_on_the_default_port() -> None:
-    from memls.cli.mcp import DEFAULT_HTTP_PORT, _address
+    from memls.mcpserver.http import DEFAULT_HTTP_PORT
+    from memls.mcpserver.http import parse_address as _address
 
     assert _address("::1") == ("::1", DEFAULT_HTTP_PORT)
     assert _address("[::1]") == ("::1", DEFAULT_HTTP_PORT)

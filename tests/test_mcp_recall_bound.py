@@ -130,11 +130,11 @@ async def test_recall_search_answers_within_the_bound_then_becomes_fresh(tmp_pat
 def test_one_refresh_at_a_time_and_its_error_is_reported_not_raised(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memls.cli import mcp as front
     from memls.core.recall import api
+    from memls.mcpserver import refresh as front
 
     project = make_project(tmp_path)
-    server = front.MemlsServer(project)
+    server = front.RecallRefresh()
     monkeypatch.setenv(front.RECALL_BUDGET_ENV, "0.2")
     running = 0
     most = 0
@@ -161,8 +161,7 @@ def test_one_refresh_at_a_time_and_its_error_is_reported_not_raised(
     (project / "topic-new.md").write_text("# New\n\nfresh words\n", encoding="utf-8")
     results: list[tuple[str, dict[str, Any]]] = []
     threads = [
-        threading.Thread(target=lambda: results.append(server._refresh_recall(project)))
-        for _ in range(4)
+        threading.Thread(target=lambda: results.append(server.refresh(project))) for _ in range(4)
     ]
     for thread in threads:
         thread.start()
@@ -174,13 +173,13 @@ def test_one_refresh_at_a_time_and_its_error_is_reported_not_raised(
     assert most == 1
     release.set()
     deadline = time.monotonic() + 5
-    while server._refresh is not None and time.monotonic() < deadline:
+    while server.running is not None and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert server._refresh_error == "disk on fire"  # logged and kept, not raised
-    message, state = server._refresh_recall(project)  # the failure is told, then retried
+    assert server.error == "disk on fire"  # logged and kept, not raised
+    message, state = server.refresh(project)  # the failure is told, then retried
     assert state["fresh"] is True, state
     assert message == "Indexed."
     assert calls == 2
     assert most == 1
     assert front.freshness_line(state) is None
-    assert server._refresh_recall(project) == ("up to date", {"fresh": True, "refreshing": False})
+    assert server.refresh(project) == ("up to date", {"fresh": True, "refreshing": False})

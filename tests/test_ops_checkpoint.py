@@ -21,6 +21,7 @@ from memls.core.ops.checkpoint import (
     save_checkpoint,
 )
 from memls.core.ops.index import migrate_index
+from memls.core.ops.table import spelling
 from memls.core.parse import parse_file
 from memls.core.rules import check_document
 from memls.core.workspace import Workspace
@@ -107,8 +108,11 @@ def test_plan_driven_save_recommends_clear_and_continue(
 @pytest.mark.parametrize("step", ["5/3", "0/3", "3/0", "-1/3", "two/3", "3", "1/2/3", ""])
 def test_impossible_or_malformed_step_is_refused_before_writing(tmp_path: Path, step: str) -> None:
     (tmp_path / "plan.md").write_text("# Plan\n")
-    with pytest.raises(OpError, match="--step"):
+    with pytest.raises(OpError, match="step") as refused:
         _save(tmp_path, "x", next_action="Go", plan="plan.md", step=step)
+    # the refusal names the parameter; the command line spells it as its flag
+    assert refused.value.param == "step"
+    assert refused.value.render(spelling("checkpoint.save", "cli")).startswith("--step ")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.md"]
 
 

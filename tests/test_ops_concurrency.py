@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
+from memls.core.formats.index import bullets
 from memls.core.fsutil import TEMP_PREFIX
 from memls.core.gitfacade import Git
 from memls.core.ops.checkpoint import save_checkpoint
-from memls.core.ops.index import bullets
 from memls.core.parse import parse_file
 from memls.core.rules import check_document
 from memls.core.workspace import Workspace

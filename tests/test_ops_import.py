@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from memls.core.config import Config
+from memls.core.formats.checkpoint import is_native_checkpoint
 from memls.core.parse import parse_file
 from memls.core.rules import check_document
-from memls.core.rules.checkpoint import is_native_checkpoint
 from memls.core.workspace import Workspace
 from tests.cli_helpers import memls_on
 

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
+from memls.core.formats.checkpoint import is_native_checkpoint
+from memls.core.formats.index import bullets
 from memls.core.ops.importer import INTENT_FILE
-from memls.core.ops.index import bullets
 from memls.core.parse import parse_file
-from memls.core.rules.checkpoint import is_native_checkpoint
 from tests.cli_helpers import memls_on
 
 BOM = b"\xef\xbb\xbf"

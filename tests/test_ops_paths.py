@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from memls.core.formats.checkpoint import sanitize_name
 from memls.core.fsutil import UnsafePathError
 from memls.core.gitfacade import Git
-from memls.core.ops.checkpoint import sanitize_name, save_checkpoint
+from memls.core.ops.checkpoint import save_checkpoint
 from memls.core.ops.log import append_log
 from tests.cli_helpers import run_memls
 

@@ -12,21 +12,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memls.core.recall import api
-from memls.core.recall import search as engine
+from memls.core.recall import api, semantic, vectorindex
+from memls.core.recall.filters import Filters
 from memls.core.recall.store import RecallStore, db_path_for
 from tests.recall_fixtures.roots import write_root
 
 PROBE = """
 import json, sys
 from pathlib import Path
-from memls.core.recall import api
-from memls.core.recall import search as engine
+from memls.core.recall import api, semantic
 from memls.core.recall.store import open_existing
 root = Path(sys.argv[1])
 response = api.search(root, "why did the seedlings wilt", mode="hybrid", limit=3)
 store = open_existing(root / ".memls" / "recall.db")
-index = engine.vector_index(store)
+index = semantic.vector_index(store)
 print(json.dumps({
     "mode": response.mode,
     "top": response.results[0].path if response.results else None,
@@ -82,33 +81,33 @@ def test_a_changed_store_replaces_the_saved_matrix_and_stale_files_are_ignored(
     assert len(after) == 1
     assert after != before  # one file per generation; the old one is gone
     with RecallStore(db_path_for(root)) as store:
-        engine.forget_cache()
-        index = engine.vector_index(store)
+        semantic.forget_cache()
+        index = semantic.vector_index(store)
         assert index is not None
         rows = store.db.execute("select count(*) from embeddings").fetchone()[0]
         assert index.size == rows
         # a search after a write nobody saved (generation moved) reads SQLite, not the file
         with store.db.conn:
             store.bump()
-        engine.forget_cache()
-        fresh = engine.vector_index(store)
+        semantic.forget_cache()
+        fresh = semantic.vector_index(store)
         assert fresh is not None
         assert not isinstance(fresh.matrix, np.memmap)
         assert fresh.size == rows
 
 
 FILTERS = [
-    engine.Filters(),
-    engine.Filters(kinds=("topic",)),
-    engine.Filters(kinds=("transcript", "log")),
-    engine.Filters(path_glob="memory"),
-    engine.Filters(path_glob="*.jsonl"),
-    engine.Filters(since="2026-01-01T00:00:00"),
-    engine.Filters(until="2030-01-01T00:00:00", kinds=("topic", "transcript")),
+    Filters(),
+    Filters(kinds=("topic",)),
+    Filters(kinds=("transcript", "log")),
+    Filters(path_glob="memory"),
+    Filters(path_glob="*.jsonl"),
+    Filters(since="2026-01-01T00:00:00"),
+    Filters(until="2030-01-01T00:00:00", kinds=("topic", "transcript")),
 ]
 
 
-def _rankings(index: engine.VectorIndex, probes: np.ndarray) -> list[list[tuple[int, float]]]:
+def _rankings(index: vectorindex.VectorIndex, probes: np.ndarray) -> list[list[tuple[int, float]]]:
     return [index.top(vector, 8, filters) for vector in probes for filters in FILTERS]
 
 
@@ -122,31 +121,31 @@ def test_the_saved_index_filters_as_the_database_rows_do(tmp_path: Path) -> None
     with RecallStore(db_path_for(root)) as store:
         current = store.collection()
         assert current is not None
-        reference = engine._load(store, current[0])
+        reference = semantic._load(store, current[0])
         probes = np.random.default_rng(3).standard_normal((4, reference.dimensions))
         expected = _rankings(reference, probes)
         assert any(expected[i] != expected[0] for i in range(1, len(FILTERS)))
 
-        engine.forget_cache()
-        lazy = engine.vector_index(store)
+        semantic.forget_cache()
+        lazy = semantic.vector_index(store)
         assert lazy is not None
         assert lazy._meta is None
         assert _rankings(lazy, probes) == expected
 
-        engine.forget_cache()
-        gone = engine.vector_index(store)
+        semantic.forget_cache()
+        gone = semantic.vector_index(store)
         assert gone is not None
         assert gone._meta is None
         for meta in folder.glob("recall.db.vectors-*.meta.npz"):
             meta.unlink()
         assert _rankings(gone, probes) == expected
 
-        engine.forget_cache()
-        engine.save_index(store)  # all three files again
+        semantic.forget_cache()
+        semantic.save_index(store)  # all three files again
         for rids in folder.glob("recall.db.vectors-*.rids"):
             rids.unlink()  # as a store saved by an older memls
-        engine.forget_cache()
-        old = engine.vector_index(store)
+        semantic.forget_cache()
+        old = semantic.vector_index(store)
         assert old is not None
         assert old._meta is not None
         assert isinstance(old.matrix, np.memmap)
@@ -161,7 +160,7 @@ try:
     main()
 finally:
     heavy = ("mistune", "memls.core.workspace", "memls.core.parse", "memls.core.gitfacade",
-             "memls.core.recall.sync", "memls.core.recall.verify", "memls.core.recall.status",
+             "memls.core.recall.backfill", "memls.core.recall.verify", "memls.core.recall.status",
              "sqlite_utils", "llm", "tokenizers", "numpy.polynomial", "concurrent.futures",
              "zipfile", "subprocess")
     print("LOADED", sorted(m for m in heavy if m in sys.modules), file=sys.stderr)
@@ -197,4 +196,4 @@ def test_the_saved_files_are_named_by_the_model_ids_sha1() -> None:
 
     for model in ("memls-minilm", "memls-hash", "sentence-transformers/all-MiniLM-L6-v2", ""):
         data = model.encode("utf-8")
-        assert engine._sha1_hex(data) == hashlib.sha1(data).hexdigest()
+        assert semantic._sha1_hex(data) == hashlib.sha1(data).hexdigest()

@@ -17,8 +17,8 @@ import llm
 import pytest
 from llm.models import EmbeddingModel
 
-from memls.core.recall import api
-from memls.core.recall import search as engine
+from memls.core.recall import api, fulltext, ranking
+from memls.core.recall.hits import Hit
 from tests.recall_fixtures.weights import needs_minilm
 
 SESSIONS: list[tuple[str, list[tuple[str, str]]]] = [
@@ -127,8 +127,8 @@ def test_name_and_date_question_finds_its_turn_by_text(tmp_path: Path) -> None:
 
 
 def test_question_words_alone_do_not_drive_text_ranking() -> None:
-    assert engine.query_words("When did Priya fly to Lisbon?") == ["Priya", "fly", "to", "Lisbon"]
-    assert engine.query_words("What did what do?") == ["What", "did", "do"]  # nothing else left
+    assert fulltext.query_words("When did Priya fly to Lisbon?") == ["Priya", "fly", "to", "Lisbon"]
+    assert fulltext.query_words("What did what do?") == ["What", "did", "do"]  # nothing else left
 
 
 class _Blind(EmbeddingModel):
@@ -190,15 +190,15 @@ def test_fusion_never_ranks_below_the_better_mode_when_one_is_blind(
 
 
 def test_fusion_follows_semantic_when_text_finds_nothing() -> None:
-    def hit(rid: int, score: float) -> engine.Hit:
-        return engine.Hit(rid, f"c{rid}", score, "transcript", "t.jsonl", rid, rid, None, "")
+    def hit(rid: int, score: float) -> Hit:
+        return Hit(rid, f"c{rid}", score, "transcript", "t.jsonl", rid, rid, None, "")
 
     semantic = [hit(3, 0.9), hit(1, 0.5), hit(2, 0.4)]
-    assert [h.rid for h in engine.fuse([], semantic)] == [3, 1, 2]
+    assert [h.rid for h in ranking.fuse([], semantic)] == [3, 1, 2]
     # a sure text hit (far above its other candidates) stays first against a vague semantic
     text = [hit(2, 9.0), hit(5, 1.0), hit(6, 0.9), hit(7, 0.8)]
     vague = [hit(1, 0.31), hit(3, 0.30), hit(2, 0.29), hit(4, 0.28)]
-    assert engine.fuse(text, vague)[0].rid == 2
+    assert ranking.fuse(text, vague)[0].rid == 2
 
 
 def test_adjacent_turns_come_back_as_one_result_of_at_most_four_lines(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from memls.core.recall import api, query
-from memls.core.recall import search as engine
+from memls.core.recall import api, search, semantic
+from memls.core.recall.hits import Hit
 from tests.recall_fixtures.roots import write_root
 
 QUERIES = [
@@ -44,7 +44,7 @@ def _responses(root: Path) -> list[dict[str, Any]]:
     out = []
     for text in QUERIES:
         for options in OPTIONS:
-            engine.forget_cache()
+            semantic.forget_cache()
             out.append(api.search(root, text, mode="hybrid", **options).to_dict())
     return out
 
@@ -62,7 +62,7 @@ def test_hybrid_with_text_on_its_own_thread_equals_the_serial_path(
     threaded = _responses(root)
     assert any(r["results"] for r in threaded)
     assert all(r["mode"] == "hybrid" for r in threaded)
-    monkeypatch.setattr(query, "_Background", _Serial)
+    monkeypatch.setattr(search, "_Background", _Serial)
     assert _responses(root) == threaded
 
 
@@ -72,11 +72,11 @@ def test_a_failing_text_thread_is_redone_on_the_callers_thread(
     expected = _responses(root)
     calls: list[str] = []
 
-    def broken(*args: object, **kwargs: object) -> list[engine.Hit]:
+    def broken(*args: object, **kwargs: object) -> list[Hit]:
         calls.append("thread")
         raise RuntimeError("database is locked")
 
-    monkeypatch.setattr(query, "_text_on_own_connection", broken)
+    monkeypatch.setattr(search, "_text_on_own_connection", broken)
     assert _responses(root) == expected
     assert len(calls) == len(expected)
 

@@ -8,8 +8,9 @@ import llm
 import pytest
 from sqlite_utils import Database
 
-from memls.core.recall import api
-from memls.core.recall import search as engine
+from memls.core.recall import api, filters, fulltext, ranking, semantic, vectorindex
+from memls.core.recall.filters import Filters
+from memls.core.recall.hits import Hit
 from memls.core.recall.store import COLLECTION, RecallStore, open_existing
 from tests.recall_fixtures import RESULT_KEYS, FakePlugin, fake_vector
 from tests.recall_fixtures.roots import write_root
@@ -23,16 +24,16 @@ def root(tmp_path: Path, fake_model: FakePlugin) -> Path:
 
 
 def test_fuse_adds_weighted_z_scores() -> None:
-    def hit(rid: int, score: float) -> engine.Hit:
-        return engine.Hit(rid, str(rid), score, "topic", "a.md", 1, 1, None, "")
+    def hit(rid: int, score: float) -> Hit:
+        return Hit(rid, str(rid), score, "topic", "a.md", 1, 1, None, "")
 
     text = [hit(1, 3.0), hit(2, 1.0)]  # z: +1, -1
     semantic = [hit(2, 0.9), hit(3, 0.5)]  # z: +1, -1
-    fused = {h.rid: h.score for h in engine.fuse(text, semantic, text_weight=0.6)}
+    fused = {h.rid: h.score for h in ranking.fuse(text, semantic, text_weight=0.6)}
     assert fused[1] == pytest.approx(0.6 * 1 + 0.4 * -1)  # absent from semantic: its lowest
     assert fused[2] == pytest.approx(0.6 * -1 + 0.4 * 1)
     assert fused[3] == pytest.approx(0.6 * -1 + 0.4 * -1)  # absent from text: its lowest
-    assert [h.rid for h in engine.fuse(text, semantic, text_weight=0.6)] == [1, 2, 3]
+    assert [h.rid for h in ranking.fuse(text, semantic, text_weight=0.6)] == [1, 2, 3]
 
 
 def test_semantic_matches_llm_brute_force(root: Path) -> None:
@@ -41,7 +42,7 @@ def test_semantic_matches_llm_brute_force(root: Path) -> None:
     db = root / ".memls" / "recall.db"
     expected = [e.id for e in llm.Collection(COLLECTION, Database(db)).similar_by_vector(vector, 5)]
     with RecallStore(db) as store:
-        ours = engine.semantic(store, vector, query=query, limit=5)
+        ours = semantic.search(store, vector, query=query, limit=5)
     assert [h.id for h in ours] == expected
     response = api.search(root, query, mode="semantic", limit=5)
     assert [r.id for r in response.results] == expected
@@ -127,10 +128,10 @@ def test_parse_time() -> None:
     from datetime import UTC, datetime
 
     now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-    assert engine.parse_time("7d", now=now) == "2026-11-23T12:00:00"
-    assert engine.parse_time("12h", now=now) == "2026-11-30T00:00:00"
-    assert engine.parse_time("2026-11-20", end=True) == "2026-11-20T23:59:59"
-    assert engine.parse_time("2026-11-20T10:00:00+01:00") == "2026-11-20T09:00:00"
+    assert filters.parse_time("7d", now=now) == "2026-11-23T12:00:00"
+    assert filters.parse_time("12h", now=now) == "2026-11-30T00:00:00"
+    assert filters.parse_time("2026-11-20", end=True) == "2026-11-20T23:59:59"
+    assert filters.parse_time("2026-11-20T10:00:00+01:00") == "2026-11-20T09:00:00"
 
 
 def test_mmr_prefers_diverse_results() -> None:
@@ -139,11 +140,11 @@ def test_mmr_prefers_diverse_results() -> None:
     same = np.array([1.0, 0.0], dtype=np.float32)
     other = np.array([0.0, 1.0], dtype=np.float32)
     hits = [
-        engine.Hit(1, "a", 0.9, "topic", "a.md", 1, 1, None, ""),
-        engine.Hit(2, "a-copy", 0.89, "topic", "b.md", 1, 1, None, ""),
-        engine.Hit(3, "different", 0.7, "topic", "c.md", 1, 1, None, ""),
+        Hit(1, "a", 0.9, "topic", "a.md", 1, 1, None, ""),
+        Hit(2, "a-copy", 0.89, "topic", "b.md", 1, 1, None, ""),
+        Hit(3, "different", 0.7, "topic", "c.md", 1, 1, None, ""),
     ]
-    picked = engine.mmr(hits, {1: same, 2: same, 3: other}, limit=2)
+    picked = ranking.mmr(hits, {1: same, 2: same, 3: other}, limit=2)
     assert [h.id for h in picked] == ["a", "different"]
 
 
@@ -177,10 +178,10 @@ def test_threaded_scoring_matches_single_block(monkeypatch: pytest.MonkeyPatch) 
     matrix = rng.standard_normal((1000, 16)).astype(np.float32)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
     labels = np.array(["topic"] * 1000)
-    index = engine.VectorIndex(np.arange(1000, dtype=np.int64), labels, labels, labels, matrix)
+    index = vectorindex.VectorIndex(np.arange(1000, dtype=np.int64), labels, labels, labels, matrix)
     query = rng.standard_normal(16).tolist()
     single = index.top(query, 10)
-    monkeypatch.setattr(engine, "_PARALLEL_ROWS", 10)
+    monkeypatch.setattr(vectorindex, "_PARALLEL_ROWS", 10)
     assert index.top(query, 10) == single
     expected = np.argsort(-(matrix @ (np.array(query) / np.linalg.norm(query))))[:10]
     assert [row for row, _ in single] == expected.tolist()
@@ -195,8 +196,8 @@ def test_text_ranks_inside_the_index_like_the_filtered_join(root: Path) -> None:
         kinds = tuple(store.chunk_counts())
         for query in ("pipe tables", "battery", "the parser tables seedlings"):
             for limit in (1, 3, 50):
-                fast = engine.text(store, query, limit=limit)
-                joined = engine.text(store, query, filters=engine.Filters(kinds=kinds), limit=limit)
+                fast = fulltext.search(store, query, limit=limit)
+                joined = fulltext.search(store, query, filters=Filters(kinds=kinds), limit=limit)
                 assert fast == joined, (query, limit)
                 assert fast, query
     finally:
@@ -204,12 +205,12 @@ def test_text_ranks_inside_the_index_like_the_filtered_join(root: Path) -> None:
 
 
 def test_merge_adjacent_joins_only_touching_hits_of_one_file() -> None:
-    def hit(rid: int, path: str, start: int, end: int) -> engine.Hit:
-        return engine.Hit(rid, f"{path}#{rid}", 1.0 / rid, "transcript", path, start, end, None, "")
+    def hit(rid: int, path: str, start: int, end: int) -> Hit:
+        return Hit(rid, f"{path}#{rid}", 1.0 / rid, "transcript", path, start, end, None, "")
 
     hits = [hit(1, "a", 10, 10), hit(2, "b", 11, 11), hit(3, "a", 11, 11), hit(4, "a", 9, 9)]
     hits += [hit(5, "a", 13, 13), hit(6, "a", 12, 12), hit(7, "b", 12, 12)]
-    merged = engine.merge_adjacent(hits, max_lines=4)
+    merged = ranking.merge_adjacent(hits, max_lines=4)
     assert [(h.rid, h.path, h.start_line, h.end_line) for h in merged] == [
         (1, "a", 9, 12),
         (2, "b", 11, 12),

@@ -17,8 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memls.core.recall import api, space
-from memls.core.recall import search as engine
+from memls.core.recall import api, semantic, space
 from memls.core.recall.store import db_path_for, open_existing
 from tests.recall_fixtures.roots import write_root
 from tests.recall_fixtures.weights import needs_minilm
@@ -91,8 +90,8 @@ def test_memls_hash_scores_stay_plain_cosine(tmp_path: Path) -> None:
     store = open_existing(db_path_for(root))
     assert store is not None
     try:
-        engine.forget_cache()
-        index = engine.vector_index(store)
+        semantic.forget_cache()
+        index = semantic.vector_index(store)
         assert index is not None
         assert index.space is None
         raw = store.db.execute(
@@ -138,7 +137,7 @@ def test_minilm_store_saves_its_space_and_a_cold_search_uses_it(tmp_path: Path) 
     saved = sorted((tmp_path / ".memls").glob("recall.db.vectors-*.space"))
     assert len(saved) == 1
     question = "Which animal joined someone's family recently?"
-    engine.forget_cache()
+    semantic.forget_cache()
     warm = api.search(tmp_path, question, mode="semantic", limit=5)
     expected = [(r.path, r.start_line, r.end_line) for r in warm.results]
     assert expected

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from memls.core.recall import api, chunking, sync
+from memls.core.recall import api, backfill, chunking
 from memls.core.recall.chunking import chunk_markdown, redact_text
 from memls.core.secrets import find_secrets, fingerprint
 from tests.agent_fixtures import make_project, memls_json, payload, run_hook, write_turns
@@ -405,8 +405,8 @@ def test_a_store_indexed_before_redaction_forgets_the_secrets(
     )
     with monkeypatch.context() as old:  # what memls before redaction stored
         old.setattr(chunking, "redact_text", lambda text, *a, **k: text)
-        old.setattr(sync, "redact_text", lambda text, *a, **k: text)
-        old.setattr(sync, "CHUNKER_REVISION", 4)
+        old.setattr(backfill, "redact_text", lambda text, *a, **k: text)
+        old.setattr(backfill, "CHUNKER_REVISION", 4)
         api.backfill(root)
     stored = b"".join(state_files(root).values())
     assert fakes.openai.encode() in stored

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from memls.core.config import Config
+from memls.core.formats.log import log_order
 from memls.core.gitfacade import run_git
 from memls.core.model import Diagnostic
 from memls.core.ops.log import append_log
 from memls.core.parse import parse_text
 from memls.core.rules import check_document
-from memls.core.rules.log import log_order
 from memls.core.workspace import Workspace
 from tests.cli_helpers import memls_on
 

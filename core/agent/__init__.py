@@ -3,5 +3,5 @@
 Protocol-free: transcript archiving (:mod:`.archive`), the context a new or compacted
 session starts with (:mod:`.context`), keeping a compaction summary (:mod:`.summary`), and
 the memory-health figures both use (:mod:`.health`). Nothing here knows MCP or Claude
-Code's hook JSON; ``cli/mcp.py`` and ``cli/hook.py`` translate.
+Code's hook JSON; ``mcpserver/`` and ``cli/hook.py`` translate.
 """

@@ -18,7 +18,6 @@ missing, ignoring ``*.jsonl``, the compaction summaries kept beside them
 
 from __future__ import annotations
 
-import fcntl
 import os
 import stat
 import subprocess
@@ -27,13 +26,18 @@ from pathlib import Path
 from typing import BinaryIO
 
 from memls.core.fsutil import (
+    O_BINARY,
+    O_CLOEXEC,
+    O_NONBLOCK,
     UnsafePathError,
     check_relative,
     create_private,
     open_private,
+    pread,
     private_dir,
     refuse_link,
     root_lock,
+    set_blocking,
 )
 
 ARCHIVE_DIR = "transcripts"
@@ -118,13 +122,13 @@ def _open_source(source: Path) -> BinaryIO:
     """The session file for reading, opened non-blocking (a FIFO put there after the
     ``is_file`` check does not hang the hook) and refused unless it is a regular file."""
     try:
-        fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(source, os.O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_BINARY)
     except OSError as exc:
         raise ArchiveError(f"transcript {source} cannot be read ({exc.strerror})") from None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise ArchiveError(f"transcript {source} is not a regular file; nothing archived")
-        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        set_blocking(fd)
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
@@ -175,7 +179,7 @@ def _git_ignores(folder: Path, name: str) -> bool:
 
 def _same_tail(src: int, dest: int, have: int) -> bool:
     start = max(0, have - _GUARD)
-    return os.pread(src, have - start, start) == os.pread(dest, have - start, start)
+    return pread(src, have - start, start) == pread(dest, have - start, start)
 
 
 def _last_newline(src: int, start: int, length: int) -> int:
@@ -183,7 +187,7 @@ def _last_newline(src: int, start: int, length: int) -> int:
     pos = length
     while pos > start:
         begin = max(start, pos - _BLOCK)
-        block = os.pread(src, pos - begin, begin)
+        block = pread(src, pos - begin, begin)
         at = block.rfind(b"\n")
         if at >= 0:
             return begin + at + 1
@@ -195,7 +199,7 @@ def _append(src: int, dest: int, start: int, end: int) -> int:
     lines = 0
     offset = start
     while offset < end:
-        block = os.pread(src, min(_BLOCK, end - offset), offset)
+        block = pread(src, min(_BLOCK, end - offset), offset)
         if not block:
             break
         lines += block.count(b"\n")

@@ -112,9 +112,9 @@ def present_checkpoint(
 
     Redacted: no secret value of the file is in it (``allowed``: fingerprints of known fakes).
     """
-    from memls.core.ops._text import strip_blank_edges
-    from memls.core.ops.checkpoint import FAILED, NEXT_TITLES, NO_BRANCH
+    from memls.core.formats.checkpoint import FAILED, NO_BRANCH, read_next_action
     from memls.core.parse import parse_text
+    from memls.core.text import strip_blank_edges
 
     doc = parse_text(path.read_bytes().decode("utf-8", "replace"), path)
     name = CHECKPOINT_RE.match(path.name)
@@ -131,11 +131,10 @@ def present_checkpoint(
             f"Warning: You're on `{current_branch}` but this checkpoint was saved on "
             f"`{branch}`. Switch with: git checkout {branch}"
         )
-    nxt = doc.section(*NEXT_TITLES, prefix=True)
-    if nxt is not None:
-        _, _, next_title = nxt.title.partition(":")
-        lines.append(f"Next Action: {next_title.strip()}".rstrip())
-        body = [ln for ln in doc.body_lines(nxt) if not is_placeholder(ln)]
+    next_action = read_next_action(doc)
+    if next_action is not None:
+        lines.append(f"Next Action: {next_action.title or ''}".rstrip())
+        body = [ln for ln in doc.body_lines(next_action.section) if not is_placeholder(ln)]
         lines += strip_blank_edges(body)
     failed = doc.section(FAILED)
     if failed is not None:
@@ -191,9 +190,9 @@ def handoff_next_steps(
     are left out; None when nothing is left. Redacted like :func:`present_checkpoint`.
     """
     from memls.core.handoff import find_handoff_section
-    from memls.core.ops._text import strip_blank_edges
     from memls.core.ops.handoff import handoff_path
     from memls.core.parse import parse_text
+    from memls.core.text import strip_blank_edges
 
     try:
         path = handoff_path(root)
@@ -264,7 +263,7 @@ def pick_checkpoint(heads: list[CheckpointHead], branch: str | None) -> Checkpoi
     by_name = {h.name: h for h in heads}
     picked: CheckpointHead | None = None
     if branch:
-        from memls.core.ops.checkpoint import sanitize_name
+        from memls.core.formats.checkpoint import sanitize_name
 
         try:
             picked = by_name.get(sanitize_name(branch))

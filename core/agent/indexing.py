@@ -17,7 +17,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memls.core.fsutil import UnsafeStateError, open_private, refuse_link, state_dir, write_private
+from memls.core.fsutil import (
+    UnsafeStateError,
+    open_private,
+    process_alive,
+    refuse_link,
+    state_dir,
+    write_private,
+)
 
 BACKFILL_ENV = "MEMLS_HOOK_BACKFILL"
 """``detached`` (default), ``inline`` or ``off``: see :func:`after_archive`."""
@@ -84,12 +91,11 @@ def _running(pid_file: Path) -> bool:
         return False
     try:
         pid = int(os.read(fd, 64).decode("ascii", "replace").strip())
-        os.kill(pid, 0)
     except (OSError, ValueError):
         return False
     finally:
         os.close(fd)
-    return True
+    return process_alive(pid)  # not os.kill(pid, 0): on Windows that ends the process
 
 
 def backfill_mode(mode: str | None = None) -> str:

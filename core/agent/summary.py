@@ -21,13 +21,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from memls.core.formats.checkpoint import saved_stamp
 from memls.core.fsutil import atomic_write, create_private, private_dir, root_lock
 from memls.core.gitfacade import Git
-from memls.core.ops._text import Lines, encode, now_minute, read_text, saved_stamp
+from memls.core.ops._text import now_minute, read_text
+from memls.core.text import Lines, encode_lossless
 
 SUMMARY_TITLE = "Compaction summary"
-SUMMARY_GLOB = "*.compact-*.md"
-"""The archived summaries' names in ``transcripts/`` (git-ignored there)."""
 BLOCK_START = "<!-- memls:compact-summary — replaced by the next compaction's summary -->"
 BLOCK_END = "<!-- /memls:compact-summary -->"
 _START_RE = re.compile(r"^\s*<!--\s*memls:compact-summary\b")
@@ -142,7 +142,7 @@ def put_in_current_state(root: Path, handoff: Path, block: list[str]) -> bool:
                 while at > section.body_start and not doc.lines[at - 1].strip():
                     at -= 1
                 lines.replace(at, at, ["", *block])
-        return atomic_write(handoff, encode(lines.text()), root=root)
+        return atomic_write(handoff, encode_lossless(lines.text()), root=root)
 
 
 def _already_logged(root: Path, rel: str) -> bool:

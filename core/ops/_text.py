@@ -1,8 +1,8 @@
-"""Line-level editing that leaves every untouched byte of a file as it was.
+"""Helpers every writing operation shares: the clock, reading a memory file, the size
+limit, the configuration check and the refusal of links and paths outside the root.
 
-Operations replace whole line ranges (a section) and keep the rest of the text verbatim,
-including its line endings: text is split on ``\\n`` only, so a ``\\r`` stays with its line,
-and inserted lines take the file's dominant line ending.
+The text codec (lossless decoding and encoding, line editing) is :mod:`memls.core.text`;
+the formats' names and writers are :mod:`memls.core.formats`.
 """
 
 from __future__ import annotations
@@ -16,23 +16,11 @@ from pathlib import Path
 from typing import TypeGuard
 
 from memls.core.config import load_config
-from memls.core.fsutil import UnsafePathError, inside
-from memls.core.model import Document
+from memls.core.fsutil import O_BINARY, O_CLOEXEC, O_NONBLOCK, UnsafePathError, inside
 from memls.core.ops import OpError
-from memls.core.parse import MAX_PARSE_CHARS, parse_text
-from memls.core.rules.index import format_bullet_date
-from memls.core.text import dominant_eol
+from memls.core.parse import MAX_PARSE_CHARS
+from memls.core.text import BOM, decode_lossless, encode_lossless
 from memls.core.workspace import index_path
-
-
-def saved_stamp(now: dt.datetime) -> str:
-    """``YYYY-MM-DD HH:MM`` — the checkpoint's Saved, the log's and the bundle's dates."""
-    return now.strftime("%Y-%m-%d %H:%M")
-
-
-def bullet_stamp(now: dt.datetime) -> str:
-    """``Mon DD HH:MM`` in English whatever the locale, as the index bullet wants."""
-    return format_bullet_date(now.month, now.day, now.hour, now.minute)
 
 
 def now_minute(now: dt.datetime | None) -> dt.datetime:
@@ -45,31 +33,9 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-class Lines:
-    """A text as raw lines (split on ``\\n``) that can be edited by line ranges."""
-
-    def __init__(self, text: str) -> None:
-        self.raw = text.split("\n")
-        self.eol_cr = dominant_eol(text) == "\r\n"
-
-    def doc(self, path: Path) -> Document:
-        return parse_text(self.text(), path)
-
-    def text(self) -> str:
-        return "\n".join(self.raw)
-
-    def replace(self, start: int, end: int, new: list[str]) -> None:
-        """Replace raw lines ``[start, end)`` with ``new`` (given without line endings)."""
-        cr = "\r" if self.eol_cr else ""
-        self.raw[start:end] = [line + cr for line in new]
-
-    def plain(self, line: int) -> str:
-        raw = self.raw[line]
-        return raw[:-1] if raw.endswith("\r") else raw
-
-
 def read_text(path: Path) -> str | None:
-    """The file's text (lenient UTF-8), or None when it does not exist or is not a regular file.
+    """The file's text (lossless: :func:`memls.core.text.encode_lossless` gives its bytes
+    back), or None when it does not exist or is not a regular file.
 
     Opened non-blocking, so a FIFO (or a device) planted where a memory file should be
     never blocks the caller: anything but a regular file reads as absent, and a writer
@@ -77,7 +43,7 @@ def read_text(path: Path) -> str | None:
     before: the writers refuse links themselves (:func:`checked_file`) before reading.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_BINARY)
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -94,7 +60,8 @@ def read_text(path: Path) -> str | None:
             data = handle.read()
     finally:
         os.close(fd)
-    return data.decode("utf-8", errors="surrogateescape")
+    text, bom = decode_lossless(data)  # a BOM is kept, as U+FEFF, and written back
+    return BOM + text if bom else text
 
 
 MAX_EDIT_CHARS = MAX_PARSE_CHARS
@@ -112,7 +79,7 @@ def oversize(text: str | None) -> TypeGuard[str]:
 
 def size_text(text: str) -> str:
     """``2,090,000 characters (2,090,123 bytes)``."""
-    return f"{len(text):,} characters ({len(encode(text)):,} bytes)"
+    return f"{len(text):,} characters ({len(encode_lossless(text)):,} bytes)"
 
 
 def refuse_oversize(path: Path, text: str | None, action: str, *, would: bool = False) -> None:
@@ -134,11 +101,6 @@ def refuse_oversize(path: Path, text: str | None, action: str, *, would: bool = 
         f"{what}, over the {MAX_EDIT_CHARS:,}-character limit memls parses: {why}. "
         f"Nothing was changed — {fix}."
     )
-
-
-def encode(text: str) -> bytes:
-    """Inverse of :func:`read_text`: undecodable bytes round-trip unchanged."""
-    return text.encode("utf-8", errors="surrogateescape")
 
 
 def require_config(root: Path) -> None:
@@ -166,13 +128,3 @@ def checked_file(root: Path, path: Path, what: str) -> Path:
 def memory_index(root: Path) -> Path:
     """The root's MEMORY.md, refused when it is a symlink."""
     return checked_file(root, index_path(root), "MEMORY.md")
-
-
-def strip_blank_edges(lines: list[str]) -> list[str]:
-    start = 0
-    end = len(lines)
-    while start < end and not lines[start].strip():
-        start += 1
-    while end > start and not lines[end - 1].strip():
-        end -= 1
-    return lines[start:end]

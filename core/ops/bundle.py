@@ -13,21 +13,20 @@ from pathlib import Path
 from typing import Any
 
 from memls.core.bundle import STEPS, Bundle, find_bundles
+from memls.core.formats.checkpoint import saved_stamp
 from memls.core.fsutil import UnsafePathError, atomic_write, inside, root_lock
 from memls.core.gitfacade import Git
 from memls.core.model import Document
 from memls.core.ops import OpError, OpResult
 from memls.core.ops._text import (
-    Lines,
     checked_file,
-    encode,
     now_minute,
     oversize,
     read_text,
     refuse_oversize,
     require_config,
-    saved_stamp,
 )
+from memls.core.text import Lines, encode_lossless
 from memls.core.workspace import memory_files
 
 
@@ -120,7 +119,7 @@ def approve_bundle(
         else:
             at = bundle.section.start_line + 1
             lines.replace(at, at, [stamp])
-        changed = atomic_write(chosen.path, encode(lines.text()), root=root)
+        changed = atomic_write(chosen.path, encode_lossless(lines.text()), root=root)
     noun = "item" if ticked == 1 else "items"
     return OpResult(
         f"Approved the bundle in {where}: ticked {ticked} {noun}, stamped {stamp}.",

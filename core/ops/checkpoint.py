@@ -19,6 +19,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memls.core.config import Config, load_config
+from memls.core.formats.checkpoint import (
+    CHECKPOINT_RE,
+    DONE,
+    FAILED,
+    MODIFIED,
+    NEXT_TITLES,
+    NO_BRANCH,
+    checkpoint_file_name,
+    next_action_section,
+    parse_saved,
+    plan_exists,
+    plan_line,
+    plan_path,
+    read_next_action,
+    sanitize_name,
+    saved_stamp,
+    split_plan,
+)
+from memls.core.formats.index import (
+    bullet_line,
+    bullet_stamp,
+    bullets,
+    is_legacy_next_action,
+    legacy_sections,
+    remove_sections,
+    set_bullet,
+)
 from memls.core.fsutil import (
     TEMP_PREFIX,
     UnsafePathError,
@@ -32,87 +59,24 @@ from memls.core.model import Document, Section
 from memls.core.ops import ConflictError, OpError, OpResult
 from memls.core.ops._text import (
     MAX_EDIT_CHARS,
-    Lines,
-    bullet_stamp,
-    encode,
     memory_index,
     now_minute,
     oversize,
     read_text,
     refuse_oversize,
     require_config,
-    saved_stamp,
     sha256_bytes,
     size_text,
-    strip_blank_edges,
-)
-from memls.core.ops.index import (
-    bullet_line,
-    bullets,
-    legacy_sections,
-    remove_sections,
-    set_bullet,
 )
 from memls.core.parse import parse_text
-from memls.core.rules.checkpoint import parse_saved
-from memls.core.text import decode_lossless, encode_lossless
-from memls.core.workspace import CHECKPOINT_RE
+from memls.core.text import decode_lossless, encode_lossless, strip_blank_edges
 
-NO_BRANCH = "no-branch"
-MAX_NAME_BYTES = 100
-"""Longest checkpoint name, in UTF-8 bytes: file systems limit names in bytes, not characters
-(255 for ``checkpoint-{name}.md`` on most), and the bullet repeats the name."""
 STATUS_LINES = 10
-_FORBIDDEN = set("*`\\")
 _STEP = re.compile(r"^\s*(\d+)\s*(?:/|of)\s*(\d+)\s*$")
 _TEMP_MAX_AGE = 600.0
 
-NEXT_TITLES = ("Next Action", "Left Off")
-DONE = "Done This Session"
-FAILED = "Failed Approaches"
-MODIFIED = "Modified Files"
 
-
-# -- step 1: the name --------------------------------------------------------
-def sanitize_name(name: str) -> str:
-    """The seed's sanitising (lowercase, ``/`` → ``-``, no leading ``-``), refusing escapes.
-
-    Names that look like paths out of the root — absolute, with a ``..`` segment, a
-    backslash, control characters or NUL — are refused rather than silently rewritten.
-    Whitespace becomes ``-`` so the result is one file-name word.
-    """
-    if any(ord(ch) < 32 or ch == "\x7f" for ch in name):
-        raise UnsafePathError(f"checkpoint name {name!r} contains a control character or NUL")
-    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in name):
-        raise UnsafePathError(f"checkpoint name {name!r} is not valid UTF-8 text")
-    raw = name.strip()
-    if not raw:
-        raise UnsafePathError("checkpoint name is empty")
-    if raw.startswith(("/", "~")) or re.match(r"^[A-Za-z]:", raw):
-        raise UnsafePathError(
-            f"checkpoint name {name!r} is an absolute path; give a plain name like 'feature-x'"
-        )
-    if "\\" in raw:
-        raise UnsafePathError(f"checkpoint name {name!r} contains a backslash separator")
-    if ".." in raw.split("/"):
-        raise UnsafePathError(f"checkpoint name {name!r} contains '..' and would leave the root")
-    bad = sorted(set(raw) & _FORBIDDEN)
-    if bad:
-        raise UnsafePathError(
-            f"checkpoint name {name!r} contains {' '.join(bad)}, which breaks the index bullet"
-        )
-    out = re.sub(r"\s+", "-", raw.lower().replace("/", "-")).lstrip("-")
-    if not out or set(out) <= {".", "-"}:
-        raise UnsafePathError(f"checkpoint name {name!r} is empty after sanitising")
-    size = len(out.encode("utf-8"))
-    if size > MAX_NAME_BYTES:
-        raise UnsafePathError(
-            f"checkpoint name is {size} bytes in UTF-8 ({len(out)} characters); the limit is "
-            f"{MAX_NAME_BYTES} bytes — give a shorter name"
-        )
-    return out
-
-
+# -- step 1: the name (the policy is sanitize_name, in memls.core.formats.checkpoint) --
 def default_name(git: Git) -> str | None:
     """The sanitised current branch, the name a save uses when none is given."""
     branch = git.current_branch()
@@ -120,7 +84,7 @@ def default_name(git: Git) -> str | None:
 
 
 def checkpoint_path(root: Path, name: str) -> Path:
-    path = safe_join(root, f"checkpoint-{name}.md", "checkpoint file")
+    path = safe_join(root, checkpoint_file_name(name), "checkpoint file")
     if path.is_symlink():
         raise UnsafePathError(
             f"{path.name} is a symlink; memls does not write through links — "
@@ -138,11 +102,15 @@ class _Parts:
     preamble: list[str] = field(default_factory=list)  # user lines before the first section
     sections: list[tuple[str, list[str]]] = field(default_factory=list)  # (heading line, body)
 
-    def find(self, *titles: str) -> int | None:
+    def find(self, *titles: str, prefix: bool = False) -> int | None:
+        """The first section titled one of ``titles`` (or ``title: …``; with ``prefix``, any
+        title starting so — how :func:`~memls.core.formats.checkpoint.next_action_section`
+        finds the next action)."""
         for i, (heading, _) in enumerate(self.sections):
             title = heading.lstrip("#").strip().casefold()
-            if any(title == t.casefold() or title.startswith(t.casefold() + ":") for t in titles):
-                return i
+            for t in (t.casefold() for t in titles):
+                if title == t or title.startswith(t if prefix else t + ":"):
+                    return i
         return None
 
 
@@ -175,26 +143,14 @@ def _parse_step(step: str) -> tuple[int, int]:
     """
     m = _STEP.match(step)
     if m is None:
-        raise OpError(f"--step {step!r} is not N/M (for example 2/5)")
+        raise OpError(f"{{step}} {step!r} is not N/M (for example 2/5)", param="step")
     n, total = int(m.group(1)), int(m.group(2))
     if total < 1 or not 1 <= n <= total:
-        raise OpError(f"--step {step!r} is impossible: N must be between 1 and M (for example 2/5)")
+        raise OpError(
+            f"{{step}} {step!r} is impossible: N must be between 1 and M (for example 2/5)",
+            param="step",
+        )
     return n, total
-
-
-def _plan_line(plan: str, step: tuple[int, int] | None) -> str:
-    if step is None:
-        return f"- **Plan:** `{plan}`"
-    return f"- **Plan:** `{plan}` (step {step[0]} of {step[1]})"
-
-
-def _plan_exists(root: Path, plan: str) -> bool:
-    """Whether the plan file is there, looked up as CP030 does (``~`` expanded, else the root)."""
-    try:
-        path = Path(os.path.expanduser(plan))
-        return (path if path.is_absolute() else root / path).is_file()
-    except (OSError, ValueError):
-        return True  # an unreadable path is not evidence that the plan is gone
 
 
 def _modified(status: list[str]) -> list[str]:
@@ -324,17 +280,17 @@ def _render(inputs: _Inputs, old: _Parts | None, migrated: list[tuple[str, list[
     sections = list(parts.sections)
     taken: set[int] = set()
 
-    def existing(*titles: str) -> tuple[str, list[str]] | None:
-        i = parts.find(*titles)
+    def existing(*titles: str, prefix: bool = False) -> tuple[str, list[str]] | None:
+        i = parts.find(*titles, prefix=prefix)
         if i is None:
             return None
         taken.add(i)
         return sections[i]
 
     # Next Action: given, else kept, else taken from a legacy "## Next Action", else a prompt.
-    kept_next = existing(*NEXT_TITLES)
+    kept_next = existing(*NEXT_TITLES, prefix=True)
     used_legacy = False
-    legacy_next = next((m for m in migrated if _is_next(m[0])), None)
+    legacy_next = next((m for m in migrated if is_legacy_next_action(m[0])), None)
     if inputs.next_action is not None:
         title, _, rest_text = inputs.next_action.strip().partition("\n")
         body_lines = _inert(strip_blank_edges(rest_text.splitlines())) or _next_body(inputs)
@@ -386,11 +342,6 @@ def _render(inputs: _Inputs, old: _Parts | None, migrated: list[tuple[str, list[
     return "\n".join(out) + "\n"
 
 
-def _is_next(heading: str) -> bool:
-    title = heading.lstrip("#").strip().casefold()
-    return title == "next action" or title.startswith("next action:")
-
-
 def _next_body(inputs: _Inputs) -> list[str]:
     files = [m[2:].rsplit(" (", 1)[0] for m in (inputs.modified or [])[:3]]
     if files:
@@ -424,12 +375,14 @@ def save_checkpoint(
     else:
         name = sanitize_name(name)
     if step is not None and plan is None:
-        raise OpError("--step needs --plan (the plan file the step belongs to)")
+        raise OpError(
+            "{step} needs {plan} (the plan file the step belongs to)", param=("step", "plan")
+        )
     parsed_step = _parse_step(step) if step is not None else None
     warnings: list[str] = []
     if plan is not None and not plan.strip():
-        raise OpError("--plan is empty: give the plan file's path")
-    if plan is not None and not _plan_exists(root, plan):
+        raise OpError("{plan} is empty: give the plan file's path", param="plan")
+    if plan is not None and not plan_exists(root, plan):
         # The procedure: "Omit the Plan: line if no plan file exists" — don't guess, and
         # don't write a line CP030 would flag. The checkpoint is still saved (insurance).
         warnings.append(
@@ -438,7 +391,7 @@ def save_checkpoint(
             "Save again with the plan's absolute path to record it."
         )
         plan = None
-    plan_line = _plan_line(plan, parsed_step) if plan is not None else None
+    plan_text = plan_line(plan, parsed_step) if plan is not None else None
     path = checkpoint_path(root, name)
     index = memory_index(root)
     when = now_minute(now)
@@ -451,7 +404,7 @@ def save_checkpoint(
         next_action=next_action,
         done=[d for d in done if d.strip()],
         failed=[f for f in failed if f.strip()],
-        plan_line=plan_line,
+        plan_line=plan_text,
         modified=_modified(status) if status is not None else None,
     )
     with root_lock(root):
@@ -473,7 +426,7 @@ def save_checkpoint(
         refuse_oversize(index, index_text, "index the checkpoint")
         migrated: list[tuple[str, list[str]]] = []
         if index_text is not None:
-            index_doc = Lines(index_text).doc(index)
+            index_doc = parse_text(index_text, index)
             legacy = legacy_sections(index_doc)
             migrated = [_section_parts(index_doc, s) for s in legacy]
             if legacy:
@@ -489,18 +442,18 @@ def save_checkpoint(
         content_bytes = encode_lossless(content, bom)
         refuse_oversize(path, content, "save", would=True)
         doc = parse_text(content, path)
-        next_title = _next_title(doc) or f"Continue {name}"
+        next_title = _next_text(doc) or f"Continue {name}"
         bullet_summary = summary
         if bullet_summary is None and next_action is None and index_text is not None:
             prior = next(
                 (b for b in bullets(parse_text(index_text, index)) if b.name == name), None
             )
-            bullet_summary = prior.summary if prior is not None else None
+            bullet_summary = prior.canonical_summary if prior is not None else None
         bullet = bullet_line(name, branch, bullet_stamp(when), bullet_summary or next_title)
         new_index = set_bullet(index_text, index, name, bullet)
         refuse_oversize(index, new_index, "index the checkpoint", would=True)
         cp_changed = atomic_write(path, content_bytes, root=root)
-        idx_changed = atomic_write(index, encode(new_index), root=root)
+        idx_changed = atomic_write(index, encode_lossless(new_index), root=root)
     changed = cp_changed or idx_changed
     has_plan = _field(doc, "plan") is not None
     next_step = _next_step(name, doc, next_title, has_plan, inputs)
@@ -567,16 +520,17 @@ def _field(doc: Document, name: str) -> str | None:
     return f.value if f is not None else None
 
 
-def _next_section(doc: Document) -> Section | None:
-    return doc.section(*NEXT_TITLES, prefix=True)
-
-
 def _next_title(doc: Document) -> str | None:
-    sec = _next_section(doc)
-    if sec is None:
-        return None
-    _, _, title = sec.title.partition(":")
-    return title.strip() or None
+    """The next action's title (what resume shows after ``Next Action:``)."""
+    nxt = read_next_action(doc)
+    return nxt.title if nxt is not None else None
+
+
+def _next_text(doc: Document) -> str | None:
+    """The next action in one line: its title, else its body's first line (what a listing
+    shows, and a bullet summarises — as the IX rules' canonical bullet does)."""
+    nxt = read_next_action(doc)
+    return nxt.text if nxt is not None else None
 
 
 def _items(doc: Document, title: str) -> list[str]:
@@ -625,7 +579,7 @@ def _index_bullets(root: Path) -> dict[str, str | None]:
     text = read_text(index)
     if text is None:
         return {}
-    return {b.name: b.summary for b in bullets(parse_text(text, index))}
+    return {b.name: b.canonical_summary for b in bullets(parse_text(text, index))}
 
 
 def list_checkpoints(
@@ -670,7 +624,7 @@ def list_checkpoints(
                 age_days=age,
                 stale=gone or (age is not None and age > config.stale_days),
                 branch_mismatch=bool(current and branch and branch not in (NO_BRANCH, current)),
-                next_action=_shown(_next_title(doc), allowed),
+                next_action=_shown(_next_text(doc), allowed),
                 summary=_shown(summaries.get(name), allowed),
             )
         )
@@ -759,13 +713,10 @@ def resume_checkpoint(
         lines.append(warning)
     plan = doc.field("plan")
     if plan is not None:
-        m = re.search(r"`([^`]+)`", plan.raw_value)
-        plan_path = Path(os.path.expanduser(m.group(1) if m else plan.value.split(" (")[0]))
         lines.append(f"Plan: {plan.raw_value}")
-        if not plan_path.is_absolute():
-            plan_path = root / plan_path
-        if not plan_path.is_file():
-            warning = f"Plan file {plan_path} is missing."
+        plan_text = split_plan(plan.raw_value).path
+        if plan_text and not plan_exists(root, plan_text):
+            warning = f"Plan file {plan_path(root, plan_text)} is missing."
             warnings.append(warning)
             lines.append(warning)
     done = _items(doc, DONE)
@@ -774,7 +725,7 @@ def resume_checkpoint(
         lines += [f"- {d}" for d in done]
     failed = _items(doc, FAILED)
     lines += [f"⚠ Previously failed: {f}" for f in failed]
-    sec = _next_section(doc)
+    sec = next_action_section(doc)
     if sec is not None:
         lines.append(f"Next Action: {_next_title(doc) or ''}".rstrip())
         lines += strip_blank_edges(doc.body_lines(sec))
@@ -833,7 +784,7 @@ def _remove_orphans(root: Path) -> tuple[list[str], str | None]:
         for orphan in orphans:
             text = set_bullet(text, index, orphan, None)
         if orphans:
-            atomic_write(index, encode(text), root=root)
+            atomic_write(index, encode_lossless(text), root=root)
     return orphans, None
 
 
@@ -843,7 +794,7 @@ def clear_checkpoint(root: Path, name: str | None, *, all: bool = False) -> OpRe
     root = root.resolve()
     require_config(root)
     if not all and name is None:
-        raise OpError("Name the checkpoint to clear, or clear --all.")
+        raise OpError("Name the checkpoint to clear, or clear {all}.", param="all")
     index = memory_index(root)
     with root_lock(root):
         files = _checkpoint_files(root)
@@ -867,7 +818,7 @@ def clear_checkpoint(root: Path, name: str | None, *, all: bool = False) -> OpRe
         idx_changed = (
             new_text is not None
             and new_text != text
-            and atomic_write(index, encode(new_text), root=root)
+            and atomic_write(index, encode_lossless(new_text), root=root)
         )
     cleared = [n for n in names if n in files or n in indexed]
     if not cleared:

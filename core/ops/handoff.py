@@ -14,6 +14,8 @@ import re
 from pathlib import Path
 
 from memls.core.bundle import find_bundles
+from memls.core.formats.checkpoint import FAILED, read_next_action, saved_stamp
+from memls.core.formats.log import newest_entry
 from memls.core.fsutil import atomic_write, root_lock
 from memls.core.gitfacade import Git
 from memls.core.handoff import HANDOFF_SECTIONS, find_handoff_section, find_recent_tail
@@ -21,21 +23,17 @@ from memls.core.model import Document
 from memls.core.ops import OpError, OpResult
 from memls.core.ops._text import (
     MAX_EDIT_CHARS,
-    Lines,
     checked_file,
-    encode,
     now_minute,
     oversize,
     read_text,
     refuse_oversize,
     require_config,
-    saved_stamp,
     size_text,
-    strip_blank_edges,
 )
-from memls.core.ops.checkpoint import FAILED, NEXT_TITLES, list_checkpoints, session_status
+from memls.core.ops.checkpoint import list_checkpoints, session_status
 from memls.core.parse import parse_text
-from memls.core.rules.log import newest_entry
+from memls.core.text import Lines, encode_lossless, strip_blank_edges
 from memls.core.workspace import memory_files
 
 HANDOFF = ".handoff.md"
@@ -124,10 +122,11 @@ def _state(root: Path, now: dt.datetime, git: Git) -> dict[str, list[str]]:
         ]
     elif newest is not None and newest_text is not None:
         doc = parse_text(newest_text, newest.path)
-        sec = doc.section(*NEXT_TITLES, prefix=True)
+        next_action = read_next_action(doc)
         nxt = auto["Next Steps"]
-        if sec is not None:
-            nxt.append(f"- {sec.title.partition(':')[2].strip() or sec.title}")
+        if next_action is not None:
+            sec = next_action.section
+            nxt.append(f"- {next_action.title or sec.title}")
             nxt += ["  " + ln for ln in strip_blank_edges(doc.body_lines(sec))]
         nxt.append(f"- Resume with: `memls checkpoint resume {newest.name}`")
         nxt += [f"- Do not repeat (failed before): {f}" for f in _failed(doc)]
@@ -193,7 +192,8 @@ def write_handoff(
         if old is not None and not refresh and not force:
             raise OpError(
                 f"{path.relative_to(root).as_posix()} exists: `memls handoff refresh` updates it "
-                "keeping your text, or use --force to start over."
+                "keeping your text, or use {force} to start over.",
+                param="force",
             )
         if old is None or not refresh:
             content = _new(auto, when, _verified(path, old))
@@ -202,7 +202,7 @@ def write_handoff(
             content = _refresh(path, old, auto, when)
             verb = "Refreshed"
         refuse_oversize(path, content, "write the handoff", would=True)
-        changed = atomic_write(path, encode(content), root=root)
+        changed = atomic_write(path, encode_lossless(content), root=root)
     rel = path.relative_to(root).as_posix()
     tail = "" if changed else " (no change)"
     prompts = sum(content.count(p) for p in PROMPTS.values())

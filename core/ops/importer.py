@@ -18,6 +18,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memls.core.formats.checkpoint import (
+    checkpoint_name,
+    is_native_checkpoint,
+    parse_saved_lenient,
+    saved_stamp,
+)
+from memls.core.formats.index import bullet_line, bullet_stamp, bullets, set_bullet
 from memls.core.fsutil import (
     atomic_delete,
     atomic_write,
@@ -31,19 +38,14 @@ from memls.core.handoff import normalize_title
 from memls.core.model import Document, Section
 from memls.core.ops import OpError, OpResult
 from memls.core.ops._text import (
-    bullet_stamp,
     checked_file,
-    encode,
     memory_index,
     read_text,
     refuse_oversize,
     require_config,
-    saved_stamp,
 )
-from memls.core.ops.index import bullet_line, bullets, set_bullet
 from memls.core.parse import parse_text
-from memls.core.rules.checkpoint import is_native_checkpoint, parse_saved_lenient
-from memls.core.workspace import checkpoint_name
+from memls.core.text import encode_lossless
 
 SECTION_MAP: dict[str, tuple[str, ...]] = {
     "Done This Session": (
@@ -402,14 +404,14 @@ def import_checkpoints(
             if indexing and converted:
                 _write_intent(root, {**pending, **wanted})
             for item in converted:
-                atomic_write(item.path, encode(item.text), root=root)
+                atomic_write(item.path, encode_lossless(item.text), root=root)
             if current is not None:
                 new: str = current
                 for name in [*wanted, *finished]:
                     bullet = wanted[name][1] if name in wanted else pending[name][1]
                     new = set_bullet(new, idx, name, bullet)
                 if new != current:
-                    atomic_write(idx, encode(new), root=root)
+                    atomic_write(idx, encode_lossless(new), root=root)
             if pending or (indexing and converted):
                 _drop_intent(root)
     verb = "Would convert" if dry_run else "Converted"

@@ -17,18 +17,23 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+from memls.core.formats.checkpoint import saved_stamp
+from memls.core.formats.log import (
+    LOG_NAME,
+    LOG_TITLE,
+    entry_heading,
+    first_entry_line,
+    log_order,
+)
 from memls.core.fsutil import atomic_write, root_lock
 from memls.core.ops import OpError, OpResult
-from memls.core.ops._text import checked_file, now_minute, require_config, saved_stamp
-
-LOG_NAME = "LOG.md"
-LOG_TITLE = "# Log"
+from memls.core.ops._text import checked_file, now_minute, require_config
 
 
 def _check_title(title: str) -> str:
     title = title.strip()
     if not title:
-        raise OpError("The log entry needs a title (--title).")
+        raise OpError("The log entry needs a title ({title}).", param="title")
     if any(ord(ch) < 32 or ch == "\x7f" for ch in title):
         raise OpError("The log entry title must be one line without control characters.")
     return title
@@ -52,7 +57,6 @@ def _top_offset(path: Path, old: bytes) -> int | None:
     if not old:
         return None
     from memls.core.parse import parse_bytes
-    from memls.core.rules.log import first_entry_line, log_order
 
     doc = parse_bytes(old, path)
     line = first_entry_line(doc)
@@ -77,11 +81,12 @@ def _insert_on_top(
     if path.read_bytes() != old:
         raise OpError("LOG.md changed while appending; run the command again.")
     atomic_write(path, new, root=root)
+    heading = entry_heading(stamp, title)
     return OpResult(
-        f"Added on top of LOG.md (the log is newest first): ## {stamp} — {title}",
+        f"Added on top of LOG.md (the log is newest first): {heading}",
         changed=True,
         paths=(path,),
-        data={"file": str(path), "heading": f"## {stamp} — {title}", "offset": at, "top": True},
+        data={"file": str(path), "heading": heading, "offset": at, "top": True},
     )
 
 
@@ -102,7 +107,7 @@ def append_log(
         except FileNotFoundError:
             old = b""
         eol = b"\r\n" if b"\r\n" in old else b"\n"
-        entry_lines = [f"## {stamp} — {title}"] + (["", *body_lines] if body_lines else [])
+        entry_lines = [entry_heading(stamp, title)] + (["", *body_lines] if body_lines else [])
         entry = eol.join(line.encode("utf-8") for line in entry_lines) + eol
         top = _top_offset(path, old)
         if top is not None:
@@ -124,12 +129,12 @@ def append_log(
         atomic_write(path, new, root=root)
     created = " (created LOG.md)" if not old else ""
     return OpResult(
-        f"Appended to LOG.md: ## {stamp} — {title}{created}",
+        f"Appended to LOG.md: {entry_heading(stamp, title)}{created}",
         changed=True,
         paths=(path,),
         data={
             "file": str(path),
-            "heading": f"## {stamp} — {title}",
+            "heading": entry_heading(stamp, title),
             "offset": len(old) + len(lead),
         },
     )

@@ -6,7 +6,7 @@ Three renames, each planned from the link graph (:mod:`memls.core.graph`) as one
 - a **checkpoint** (``old`` → ``new`` names): ``checkpoint-old.md`` moves, its
   ``# Checkpoint:`` title, the Active Checkpoints bullet, every ``continue old`` line and
   every link or path naming the file are rewritten; the new name is checked by the same
-  rules as ``checkpoint save`` (:func:`~memls.core.ops.checkpoint.sanitize_name`);
+  rules as ``checkpoint save`` (:func:`~memls.core.formats.checkpoint.sanitize_name`);
 - a **memory file** (a path → another path in the same root): every link, code span,
   path bullet and ``Plan:`` line to it gets the new relative path (written the way it was:
   relative to the linking file, or to the root), and the moved file's own relative links
@@ -43,6 +43,7 @@ from typing import Any
 from urllib.parse import quote
 
 from memls.core.fixes import apply_edits
+from memls.core.formats.checkpoint import checkpoint_name, sanitize_name
 from memls.core.fsutil import (
     STATE_DIR,
     UnsafePathError,
@@ -71,10 +72,9 @@ from memls.core.graph import (
 from memls.core.model import Document, FileKind, Position, Range, TextEdit
 from memls.core.ops import OpError, OpResult
 from memls.core.ops._text import sha256_bytes
-from memls.core.ops.checkpoint import sanitize_name
 from memls.core.parse import kind_for
 from memls.core.text import decode_lossless, encode_lossless
-from memls.core.workspace import Workspace, checkpoint_name
+from memls.core.workspace import Workspace
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ Nothing secret is indexed: every secret value (:mod:`memls.core.secrets`) become
 ``[redacted KIND]`` before anything is derived from the text (:func:`redact_text`) — a
 Markdown file's whole text before it is parsed, so its ids, headings, header, text and
 content hash are all of the redacted text; a transcript turn's text as it comes out of the
-transcript parser (``sync.py``), before its heading, parts and neighbours' context are cut
+transcript parser (``backfill.py``), before its heading, parts and neighbours' context are cut
 from it. Fingerprints in ``allow_secrets`` mark known fakes, which stay.
 """
 
@@ -381,7 +381,7 @@ def chunk_turn(
 
     ``text`` and ``context`` are stored as given: the caller passes them redacted
     (:func:`redact_text` on each turn's text before the context is cut from its neighbours,
-    as ``sync.py`` does; it keeps the text's lines). ``context`` (see :func:`turn_context`)
+    as ``backfill.py`` does; it keeps the text's lines). ``context`` (see :func:`turn_context`)
     goes to every part for full-text search. ``line_map`` (``Turn.line_map``: per line of
     ``text``, the 0-based file line of its message and whether it is conversation) becomes
     each part's :attr:`Chunk.line_map`.

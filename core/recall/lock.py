@@ -2,21 +2,21 @@
 
 Two backfills racing on one store used to collide inside SQLite (two processes inserting the
 same chunk ids, or one finding the database locked). The writer now takes an exclusive
-``flock`` on ``<db>.lock`` first; a second backfill waits for it, says so once, and then
+lock on ``<db>.lock`` first (:func:`~memls.core.fsutil.try_lock_fd`: ``flock``, or
+``msvcrt.locking`` on Windows); a second backfill waits for it, says so once, and then
 finds the work done (it embeds only what is still missing). Searches never take the lock:
 SQLite's WAL mode lets them read while a backfill writes.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from memls.core.fsutil import open_private, state_parent
+from memls.core.fsutil import open_private, pread, pwrite, state_parent, try_lock_fd, unlock_fd
 
 DEFAULT_TIMEOUT = 600.0
 """Seconds a backfill waits for another one before giving up (``MEMLS_RECALL_LOCK_TIMEOUT``)."""
@@ -41,7 +41,7 @@ def default_timeout() -> float:
 
 def _holder(handle: int) -> str:
     try:
-        text = os.pread(handle, 64, 0).decode("ascii", "replace").strip()
+        text = pread(handle, 64, 0).decode("ascii", "replace").strip()
     except OSError:
         return ""
     return f" (pid {text})" if text.isdigit() else ""
@@ -66,28 +66,24 @@ def backfill_lock(
     try:
         started = time.monotonic()
         told = False
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                waited = time.monotonic() - started
-                busy = f"Another recall backfill{_holder(fd)} is writing {db}"
-                if waited >= limit:
-                    raise RecallBusyError(
-                        f"{busy}; gave up after waiting {waited:.0f} s "
-                        f"(lock file {path}; MEMLS_RECALL_LOCK_TIMEOUT sets the wait)."
-                    ) from None
-                if not told and on_wait is not None:
-                    on_wait(f"{busy}; waiting for it to finish (up to {limit:.0f} s).")
-                    told = True
-                time.sleep(_POLL)
+        while not try_lock_fd(fd):
+            waited = time.monotonic() - started
+            busy = f"Another recall backfill{_holder(fd)} is writing {db}"
+            if waited >= limit:
+                raise RecallBusyError(
+                    f"{busy}; gave up after waiting {waited:.0f} s "
+                    f"(lock file {path}; MEMLS_RECALL_LOCK_TIMEOUT sets the wait)."
+                )
+            if not told and on_wait is not None:
+                on_wait(f"{busy}; waiting for it to finish (up to {limit:.0f} s).")
+                told = True
+            time.sleep(_POLL)
         os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
+        pwrite(fd, str(os.getpid()).encode("ascii"), 0)
         try:
             yield
         finally:
             os.ftruncate(fd, 0)
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            unlock_fd(fd)
     finally:
         os.close(fd)

@@ -653,19 +653,6 @@ class RecallStore:
             )
         return len(updates)
 
-    def file_vectors(self, kinds: Sequence[str]) -> tuple[str | None, list[tuple[str, bytes]]]:
-        """``(model, [(path, vector)])`` for files of ``kinds`` whose vector is current."""
-        cur = self.collection()
-        if cur is None:
-            return None, []
-        marks = ",".join("?" for _ in kinds)
-        rows = self.db.execute(
-            f"select path, vector from memls_files where kind in ({marks}) "
-            "and vector is not null and vector_model = ? order by path",
-            [*kinds, cur[1]],
-        ).fetchall()
-        return cur[1], [(str(p), bytes(v)) for p, v in rows]
-
 
 def _llm_embeddings_migrations() -> Any:
     """``llm.embeddings_migrations.embeddings_migrations``, loaded from its file when ``llm``

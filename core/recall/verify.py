@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 
 from memls.core.config import load_config
-from memls.core.recall import search as engine
+from memls.core.recall import semantic
+from memls.core.recall.backfill import now
 from memls.core.recall.models import ModelChoice, embed, load_model
 from memls.core.recall.store import RecallStore, db_path_for, open_existing
-from memls.core.recall.sync import now
 
 
 def verify(root: Path, *, model: str | None = None) -> dict[str, Any]:
@@ -91,7 +91,7 @@ def verify(root: Path, *, model: str | None = None) -> dict[str, Any]:
                 chunk_id,
                 f"Semantic recall is NOT working: embedding the probe failed: {exc}",
             )
-        hits = engine.semantic(store, vector, query=probe, limit=10)
+        hits = semantic.search(store, vector, query=probe, limit=10)
         same = _same_content(store, current[0], content_hash, [h.id for h in hits])
         rank = next(
             (i for i, h in enumerate(hits, start=1) if h.id == chunk_id or h.id in same), None
@@ -188,7 +188,7 @@ def _most_distinctive(
     store: RecallStore, collection_id: int, candidates: Sequence[tuple[int, str]]
 ) -> str:
     """The id of the ``(rid, id)`` candidate least similar to any chunk with other content."""
-    index = engine.vector_index(store)
+    index = semantic.vector_index(store)
     if index is None or index.size == 0:
         return candidates[0][1]
     hashes = dict(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import importlib
+import inspect
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,11 +43,37 @@ FAMILIES = (
 
 @dataclass(frozen=True)
 class Rule:
+    """One rule: its code, name, default severity, and the words a user reads about it.
+
+    ``rationale`` says why the rule has its severity, starting with the severity's label
+    (``"warning: …"``); the policy: ``error`` only when memory is broken or will be lost —
+    the agent will not load it, cannot read it, or follows a pointer to nothing; format and
+    style preferences are ``warning`` or ``info``. ``doc`` is the longer explanation
+    ``memls rules CODE`` shows: what the rule checks, why, an example of wrong and right,
+    and the fix (written indented in the source; stored dedented).
+
+    What an editor offers on a finding besides its fix (the LSP code actions read these;
+    no front names a rule code): ``fix_group`` — the title of one action that applies the
+    fixes of every finding of the document whose rule has this group, together ("Add all
+    missing sections"); ``known_fake`` — the finding may be a false alarm, so offer marking
+    it as a known fake (``memls-disable-next-line CODE`` on the line before);
+    ``operation`` — the memls operation that resolves the finding (``"index.migrate"``),
+    offered as a command.
+    """
+
     code: str
     name: str  # kebab-case, e.g. "checkpoint-title"
     severity: Severity
     summary: str  # one line for `memls rules` and the README table
     fixable: bool = False
+    rationale: str = ""
+    doc: str = ""
+    fix_group: str = ""
+    known_fake: bool = False
+    operation: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "doc", inspect.cleandoc(self.doc))
 
 
 @dataclass

@@ -19,7 +19,25 @@ from memls.core.model import Diagnostic, FileKind, Range, Severity, TextEdit
 from memls.core.rules import Rule, RuleContext
 
 RULES = (
-    Rule("BN001", "bundle-unapproved", Severity.WARNING, "unapproved bundle item"),
+    Rule(
+        "BN001",
+        "bundle-unapproved",
+        Severity.WARNING,
+        "unapproved bundle item",
+        operation="bundle.approve",
+        rationale="warning: an unapproved item is pending work, nothing is lost yet",
+        doc="""
+        A checkpoint bundle needs a human's `Approved: YYYY-MM-DD HH:MM` stamp under its
+        heading, and each item is ticked when done. Reported: a bundle with no stamp, and
+        an item that is not approved/done.
+
+        Wrong: `- [ ] memory: …` left unticked after the work.
+        Right: `- [x] memory: …`, and the Approved stamp.
+
+        Fix: complete and tick the item, or remove it to narrow the approval; add the
+        stamp once the human approves.
+        """,
+    ),
     Rule(
         "BN002",
         "bundle-incomplete",
@@ -27,18 +45,44 @@ RULES = (
         "bundle incomplete: a step of the five is missing, or LOG appended while archive "
         "or recall verification is still open",
         fixable=True,
+        rationale="warning: the bundle is unfinished; memory already written stays intact",
+        doc="""
+        A checkpoint bundle has five steps: memory, index, log, transcript, recall. One
+        missing is reported (the quick fix adds the missing steps, unticked), and so is a
+        ticked LOG step while the transcript or recall step is still open: a LOG entry
+        does not complete a checkpoint.
+
+        Fix: add the missing steps; finish the transcript archive/backfill and recall
+        verification.
+        """,
     ),
     Rule(
         "BN003",
         "bundle-target-missing",
         Severity.ERROR,
         "approved memory/index item whose target file or pointer does not exist",
+        rationale="error: an approved item points at nothing — the approved memory is missing",
+        doc="""
+        A ticked memory step names a file that does not exist, or a ticked index step
+        while the index is missing or has no pointer to the new memory: the bundle says
+        memory was written that is not there.
+
+        Fix: write the memory file (or fix its path), add the pointer to the index, then
+        tick the step.
+        """,
     ),
     Rule(
         "BN004",
         "bundle-recall-before-archive",
         Severity.WARNING,
         "recall verification ticked before transcript archive/backfill",
+        rationale="warning: order of steps; recall may verify stale data, nothing is lost",
+        doc="""
+        The recall step is ticked while the transcript archive/backfill step is not:
+        recall was verified against a store that does not hold the session yet.
+
+        Fix: archive and backfill the session first, then verify recall again.
+        """,
     ),
 )
 
@@ -197,7 +241,8 @@ def _resolve(ctx: RuleContext, target: str) -> Path | None:
         check_relative(target, "bundle target")
     except UnsafePathError:
         return None
-    return ctx.workspace.resolve_pointer(ctx.doc, target)
+    found = ctx.workspace.links.resolve_written(ctx.doc.path, target)
+    return found if found is not None and not found.is_dir() else None
 
 
 def _span_range(item: BundleItem, target: str) -> Range:

@@ -1,42 +1,45 @@
 """CP: named checkpoint files (``checkpoint-{name}.md``), their header, sections and branch.
 
-The facts a checkpoint carries (branch, saved time, next action) are read by
-:func:`checkpoint_facts`, which the index rules share so both families agree on them.
+The format — names, the name policy, the plan lookup and the readers, among them
+:func:`~memls.core.formats.checkpoint.checkpoint_facts` (branch, saved time, next action),
+which the index rules share — is :mod:`memls.core.formats.checkpoint`.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from memls.core.formats.checkpoint import (
+    REQUIRED_SECTIONS,
+    SAVED_FORMAT,
+    TITLE_RE,
+    checkpoint_facts,
+    checkpoint_name,
+    is_native_checkpoint,
+    parse_saved,
+    parse_saved_lenient,
+    plan_exists,
+    sanitized_name,
+    split_plan,
+)
 from memls.core.model import (
     Diagnostic,
     Document,
     Field,
     FileKind,
     Range,
-    Section,
     Severity,
     TextEdit,
 )
 from memls.core.rules import Rule, RuleContext
-from memls.core.workspace import Workspace, checkpoint_name
+from memls.core.workspace import Workspace
 
-SAVED_FORMAT = "%Y-%m-%d %H:%M"
 FUTURE_TOLERANCE = _dt.timedelta(minutes=5)
 """CP004: clocks of two machines may disagree a little; beyond this a Saved time is wrong."""
-
-REQUIRED_SECTIONS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
-    # (title used in skeletons and messages, accepted titles, matched by prefix)
-    ("Next Action", ("Next Action", "Left Off"), True),
-    ("Done This Session", ("Done This Session",), False),
-    ("Failed Approaches", ("Failed Approaches",), False),
-    ("Modified Files", ("Modified Files",), False),
-)
 
 RULES = (
     Rule(
@@ -45,16 +48,72 @@ RULES = (
         Severity.WARNING,
         "checkpoint title missing, or `{name}` differs from the file name",
         fixable=True,
+        rationale="warning: format; resume still reads the file by its name",
+        doc="""
+        A checkpoint file `checkpoint-NAME.md` starts with the title `# Checkpoint: NAME`,
+        the name of its file. A title that names another checkpoint misleads whoever
+        reads it; resume itself goes by the file name. (When only the file name is not
+        sanitized, CP040 asks to rename the file instead.)
+
+        Wrong: `# Checkpoint: login` in checkpoint-auth.md, or no title at all.
+        Right: `# Checkpoint: auth`.
+
+        Fix: retitle it, or insert the title (the quick fix), or rename the file.
+        """,
     ),
-    Rule("CP002", "checkpoint-branch-missing", Severity.WARNING, "`Branch:` line missing", True),
+    Rule(
+        "CP002",
+        "checkpoint-branch-missing",
+        Severity.WARNING,
+        "`Branch:` line missing",
+        fixable=True,
+        rationale="warning: resume cannot warn about a branch switch, but the checkpoint loads",
+        doc="""
+        A checkpoint records the branch it was saved on, `- **Branch:** `name``. Resume
+        compares it with the current branch (CP021) and git (CP020, CP023–CP025); without
+        it those checks are off.
+
+        Wrong: a header with only `- **Saved:** 2026-03-05 09:30`.
+        Right: `- **Branch:** `feat/auth`` above it.
+
+        Fix: add the Branch line; in a git repository the quick fix inserts the current
+        branch at the top of the header block.
+        """,
+    ),
     Rule(
         "CP003",
         "checkpoint-saved-format",
         Severity.WARNING,
         "`Saved:` missing or not `YYYY-MM-DD HH:MM`",
         fixable=True,
+        rationale="warning: ordering and staleness checks are off; the checkpoint loads",
+        doc="""
+        `- **Saved:** YYYY-MM-DD HH:MM` (local time) says when the checkpoint was written;
+        the index bullets, staleness (CP022) and ordering read it in that exact form.
+
+        Wrong: `- **Saved:** March 5, 9:30am` or no Saved line.
+        Right: `- **Saved:** 2026-03-05 09:30`.
+
+        Fix: write the time in that form; when another common form can be read
+        unambiguously, the quick fix rewrites it.
+        """,
     ),
-    Rule("CP004", "checkpoint-saved-future", Severity.WARNING, "`Saved:` time in the future"),
+    Rule(
+        "CP004",
+        "checkpoint-saved-future",
+        Severity.WARNING,
+        "`Saved:` time in the future",
+        rationale="warning: a clock problem; the content is intact",
+        doc="""
+        The `Saved:` time is later than now (beyond a small tolerance): a typo, or a
+        machine whose clock is wrong. Staleness and ordering are then wrong.
+
+        Wrong: `- **Saved:** 2036-03-05 09:30` on 2026-03-05.
+        Right: the actual save time.
+
+        Fix: correct the Saved time or the machine's clock.
+        """,
+    ),
     Rule(
         "CP010",
         "checkpoint-section-missing",
@@ -62,6 +121,17 @@ RULES = (
         "required section missing (Next Action/Left Off, Done This Session, "
         "Failed Approaches, Modified Files)",
         fixable=True,
+        fix_group="Add all missing sections",
+        rationale="warning: a section resume expects is missing; what is there still loads",
+        doc="""
+        A checkpoint has four sections a resumed session reads: `## Next Action` (or
+        `## Left Off`), `## Done This Session`, `## Failed Approaches`, `## Modified Files`.
+
+        Wrong: a checkpoint with only `## Next Action`.
+        Right: all four sections, each filled in.
+
+        Fix: add the section (the quick fix appends its heading) and fill it in.
+        """,
     ),
     Rule(
         "CP011",
@@ -69,52 +139,160 @@ RULES = (
         Severity.WARNING,
         'required section empty (Failed Approaches says "None" when there are none)',
         fixable=True,
+        rationale="warning: an empty section says nothing; style, not loss",
+        doc="""
+        A required section has a heading and nothing under it. An empty
+        `## Failed Approaches` cannot be told from one that was forgotten.
+
+        Wrong: `## Failed Approaches` followed by the next heading.
+        Right: what failed and why, or `- None`.
+
+        Fix: fill the section in; for Failed Approaches the quick fix writes `- None`.
+        """,
     ),
     Rule(
         "CP020",
         "checkpoint-branch-gone",
         Severity.WARNING,
         "stale branch: the checkpoint's branch no longer exists locally or on a remote",
+        rationale="warning: the branch is gone, but the checkpoint's content is intact",
+        doc="""
+        In a git repository, the checkpoint's `Branch:` names a branch that exists neither
+        locally nor on a remote: it was merged and deleted, renamed, or mistyped. (When it
+        was merged since the save, CP025 reports that instead.) Not checked outside git.
+
+        Wrong: `- **Branch:** `feat/old-auth`` after that branch was deleted.
+        Right: the branch the work is on.
+
+        Fix: finish or clear the checkpoint, or correct the Branch line.
+        """,
     ),
     Rule(
         "CP021",
         "checkpoint-other-branch",
         Severity.INFO,
         "you are on another branch than the checkpoint's (with the `git checkout` to run)",
+        rationale="info: a reminder of the `git checkout` to run, not a problem",
+        doc="""
+        In a git repository, the checkpoint's branch exists but the working tree is on
+        another one. Resuming on the wrong branch applies the Next Action to other code.
+
+        Example: on `main`, with `- **Branch:** `feat/auth``.
+
+        Fix: `git checkout feat/auth` before resuming (nothing to change in the file).
+        """,
     ),
-    Rule("CP022", "checkpoint-stale", Severity.WARNING, "checkpoint older than N days (14)"),
+    Rule(
+        "CP022",
+        "checkpoint-stale",
+        Severity.WARNING,
+        "checkpoint older than N days (14)",
+        rationale="warning: an old checkpoint may mislead; nothing is broken",
+        doc="""
+        The checkpoint was saved more than `stale_days` (14) days ago. An old Next Action
+        may have been done, or no longer apply.
+
+        Wrong: `- **Saved:** 2026-01-02 10:00` on 2026-03-05, never resumed.
+        Right: a checkpoint resumed and saved again, or cleared when done.
+
+        Fix: resume it (`continue NAME`) and save again, or clear it.
+        """,
+    ),
     Rule(
         "CP023",
         "checkpoint-names-deleted-file",
         Severity.WARNING,
         "checkpoint names a file that a commit on its branch deleted (or moved) since it was "
         "saved (with that commit)",
+        rationale="warning: the checkpoint sends resume to a file that is gone; git still has it",
+        doc="""
+        On the checkpoint's branch, a file the checkpoint names (a link or a path) was
+        deleted or moved by a commit made after the checkpoint was saved; the message
+        names the commit.
+
+        Wrong: `## Modified Files` lists `src/auth/session.py`, which a later commit moved
+        to `src/session.py`.
+        Right: the checkpoint names files as the repository holds them now.
+
+        Fix: resume from what the repository holds, and update or clear the checkpoint.
+        """,
     ),
     Rule(
         "CP024",
         "checkpoint-behind-commits",
         Severity.WARNING,
         "`stale_commits` (20) or more commits on its branch since the checkpoint was saved",
+        rationale="warning: the branch moved on since the save; the checkpoint may mislead",
+        doc="""
+        On the checkpoint's branch, `stale_commits` (20) or more commits were made since
+        it was saved (not reported when CP022 already says it is old; `stale_commits = 0`
+        turns it off). Its Next Action may be done or moot.
+
+        Fix: resume it (`continue NAME`) and save again, or clear it.
+        """,
     ),
     Rule(
         "CP025",
         "checkpoint-branch-merged",
         Severity.WARNING,
         "the checkpoint's branch was merged into the default branch since it was saved",
+        rationale="warning: the work was merged; the checkpoint may describe finished work",
+        doc="""
+        The checkpoint's branch was merged into the default branch after the checkpoint
+        was saved (the message names the merge). Its work may be finished.
+
+        Fix: clear the checkpoint (`memls checkpoint clear NAME`) if nothing is left.
+        """,
     ),
-    Rule("CP030", "checkpoint-plan-missing", Severity.WARNING, "`Plan:` file missing"),
+    Rule(
+        "CP030",
+        "checkpoint-plan-missing",
+        Severity.WARNING,
+        "`Plan:` file missing",
+        rationale="warning: the plan file is gone; the checkpoint still resumes",
+        doc="""
+        The `- **Plan:**` line names a file that does not exist (`~` expanded; a relative
+        path is looked up against the memory root and the checkpoint's folder).
+
+        Wrong: `- **Plan:** `plans/auth.md` (step 2 of 5)` with no plans/auth.md.
+        Right: the plan's actual path.
+
+        Fix: correct the Plan path or remove the Plan line.
+        """,
+    ),
     Rule(
         "CP031",
         "checkpoint-plan-step",
         Severity.WARNING,
         '"step N of M" with N > M or malformed',
         fixable=True,
+        rationale="warning: a malformed step counter; cosmetic for resume",
+        doc="""
+        The step counter after the Plan path reads `(step N of M)` with 1 ≤ N ≤ M.
+
+        Wrong: `(step 6 of 5)`, `step 2/5`, `(step two)`.
+        Right: `(step 2 of 5)`.
+
+        Fix: correct the step from the plan; a readable form like `step 2/5` is rewritten
+        by the quick fix.
+        """,
     ),
     Rule(
         "CP040",
         "checkpoint-file-name",
         Severity.WARNING,
         "checkpoint file name not in sanitized form (lowercase, `/` → `-`, no leading `-`)",
+        rationale="warning: `continue NAME` may not find it; the file itself is fine",
+        doc="""
+        Checkpoint names are sanitized: lowercase, `/`, `\\` and whitespace become `-`,
+        no leading `-`. `continue feat/Auth` looks for checkpoint-feat-auth.md; a file
+        named otherwise is not found.
+
+        Wrong: `checkpoint-Feat-Auth.md` (uppercase), `checkpoint--auth.md` (leading `-`).
+        Right: `checkpoint-feat-auth.md`.
+
+        Fix: rename the file to the name the message gives.
+        """,
     ),
     Rule(
         "CP050",
@@ -122,146 +300,22 @@ RULES = (
         Severity.INFO,
         "checkpoint files in another tool's format: not checked (one note per root, with "
         "the conversion command)",
+        rationale="info: another tool's checkpoints are not wrong, only not memls's format",
+        doc="""
+        The root holds `checkpoint-*.md` files written by another tool (no memls header
+        or sections). memls's checkpoint rules are not applied to them; one note, on the
+        first such file, says so and lists the fields and sections seen.
+
+        Fix: none needed; `memls checkpoint import` converts them to memls's format.
+        """,
     ),
 )
 
-_STRICT_SAVED = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$")
-_LENIENT_FORMATS = (
-    "%Y-%m-%dT%H:%M:%S.%f",
-    "%Y-%m-%d %H:%M:%S.%f",
-    "%Y-%m-%dT%H:%M:%S",
-    "%Y-%m-%d %H:%M:%S",
-    "%Y-%m-%dT%H:%M",
-    "%Y-%m-%d %H:%M",
-    "%Y/%m/%d %H:%M:%S",
-    "%Y/%m/%d %H:%M",
-    "%Y-%m-%d, %H:%M",
-)
 _STEP_STRICT = re.compile(r"\(step (?P<n>\d+) of (?P<m>\d+)\)")
 _STEP_LOOSE = re.compile(
     r"(?:\(\s*)?step\s*(?P<n>\d+)\s*(?:of|/)\s*(?P<m>\d+)\s*\)?", re.IGNORECASE
 )
 _STEP_WORD = re.compile(r"(?:\(\s*)?step\b[^)]*\)?", re.IGNORECASE)
-
-
-def sanitized_name(name: str) -> str:
-    """The spec's name rule: lowercase, ``/`` (and ``\\``, whitespace) → ``-``, no leading ``-``."""
-    out = re.sub(r"[/\\\s]", "-", name.lower())
-    return out.lstrip("-")
-
-
-def parse_saved(value: str) -> _dt.datetime | None:
-    """A ``Saved:`` value in the exact ``YYYY-MM-DD HH:MM`` form, else ``None``."""
-    value = value.strip()
-    if not _STRICT_SAVED.match(value):
-        return None
-    try:
-        return _dt.datetime.strptime(value, SAVED_FORMAT)
-    except ValueError:
-        return None
-
-
-def parse_saved_lenient(value: str) -> _dt.datetime | None:
-    """A ``Saved:`` value in the exact form or another common, unambiguous local-time form."""
-    value = value.strip()
-    if len(value) > 40:
-        return None
-    for fmt in _LENIENT_FORMATS:
-        try:
-            return _dt.datetime.strptime(value, fmt).replace(microsecond=0)
-        except ValueError:
-            continue
-    return None
-
-
-@dataclass(frozen=True)
-class CheckpointFacts:
-    """What a checkpoint file says about itself (``None`` where it does not say)."""
-
-    name: str
-    branch: str | None
-    saved: _dt.datetime | None  # strict or normalisable Saved value
-    next_action: str | None  # the Next Action title, else its first body line
-
-
-def next_action_section(doc: Document) -> Section | None:
-    return doc.section("Next Action", "Left Off", prefix=True)
-
-
-def checkpoint_facts(doc: Document, name: str | None = None) -> CheckpointFacts:
-    """Branch, Saved and next action of a checkpoint document; never raises.
-
-    Cached on the (immutable) document, so the index rules can consult thousands of
-    checkpoints per keystroke without re-reading them.
-    """
-    name = name or checkpoint_name(doc.path) or doc.path.stem
-    key = "memls.cp.facts:" + name
-    cached = doc.extra.get(key)
-    if isinstance(cached, CheckpointFacts):
-        return cached
-    facts = _checkpoint_facts(doc, name)
-    doc.extra[key] = facts
-    return facts
-
-
-def _checkpoint_facts(doc: Document, name: str) -> CheckpointFacts:
-    branch_field = doc.field("Branch")
-    branch = branch_field.value.strip() if branch_field and branch_field.value.strip() else None
-    saved_field = doc.field("Saved")
-    saved = parse_saved_lenient(saved_field.value) if saved_field else None
-    summary: str | None = None
-    sec = next_action_section(doc)
-    if sec is not None:
-        title = sec.title
-        m = re.match(r"(?i)(?:next action|left off)\s*:?\s*(?P<rest>.*)$", title)
-        summary = m.group("rest").strip() if m else ""
-        if not summary:
-            summary = next(
-                (ln.strip().lstrip("-*+ ").strip() for ln in doc.body_lines(sec) if ln.strip()),
-                "",
-            )
-        summary = summary[:120] or None
-    return CheckpointFacts(name, branch, saved, summary)
-
-
-_NATIVE_SECTIONS = ("next action", "left off", "done this session", "failed approaches")
-_FOREIGN_KEY = "memls.cp.native"
-
-
-def is_native_checkpoint(doc: Document) -> bool:
-    """Whether a ``checkpoint-*.md`` is in memls's format, so the CP rules apply to it.
-
-    Two signals of these suffice: a ``Branch:`` or ``Saved:`` header field each, a
-    ``# Checkpoint: {name}`` title naming the file, and each of memls's sections (Next
-    Action / Left Off, Done This Session, Failed Approaches, Modified Files). A blank file
-    counts as memls's (a save that went wrong). Another tool's checkpoint (``**Date:**``,
-    ``## Completed Work``) has at most one of them.
-    """
-    cached = doc.extra.get(_FOREIGN_KEY)
-    if isinstance(cached, bool):
-        return cached
-    native = _native_score(doc) >= 2 or not doc.text.strip()
-    doc.extra[_FOREIGN_KEY] = native
-    return native
-
-
-def _native_score(doc: Document) -> int:
-    score = sum(1 for name in ("Branch", "Saved") if doc.field(name) is not None)
-    name = checkpoint_name(doc.path)
-    title = _title(doc)
-    if title is not None and name is not None:
-        m = re.match(r"(?i)checkpoint\s*:\s*(?P<name>.+)$", title.title)
-        if m and sanitized_name(m.group("name").strip()) == sanitized_name(name):
-            score += 1
-    seen: set[str] = set()
-    for sec in doc.sections:
-        if sec.level != 2:
-            continue
-        title_cf = sec.title.casefold()
-        for wanted in (*_NATIVE_SECTIONS, "modified files"):
-            if wanted not in seen and (title_cf == wanted or title_cf.startswith(wanted + ":")):
-                seen.add(wanted)
-    return score + len(seen)
 
 
 def foreign_checkpoints(ws: Workspace) -> list[Path]:
@@ -385,7 +439,7 @@ def _check_title(ctx: RuleContext, name: str, title: _Title | None) -> Iterator[
         return
     if title.title == wanted:
         return
-    m = re.match(r"(?i)checkpoint\s*:\s*(?P<name>.*)$", title.title)
+    m = TITLE_RE.match(title.title)
     if m and sanitized_name(name) != name and m.group("name").strip() == sanitized_name(name):
         return  # the title already has the sanitized name; CP040 asks to rename the file
     if m and m.group("name").strip() and m.group("name").strip() != name:
@@ -616,14 +670,9 @@ def _check_plan(ctx: RuleContext) -> Iterator[Diagnostic]:
         return
     raw = field.raw_value
     base = field.value_range.start
-    if raw.startswith("`") and raw.find("`", 1) > 0:
-        close = raw.find("`", 1)
-        path_text, p_start, rest_start = raw[1:close].strip(), 1, close + 1
-    else:
-        cut = re.search(r"\s+\(?\s*step\b", raw, re.IGNORECASE)
-        path_text = (raw[: cut.start()] if cut else raw).strip()
-        p_start, rest_start = 0, cut.start() if cut else len(raw)
-    if path_text and not _plan_exists(ctx, path_text):
+    plan = split_plan(raw)
+    path_text, p_start, rest_start = plan.path, plan.path_start, plan.rest_start
+    if path_text and not plan_exists(ctx.workspace.root, path_text):
         rng = Range.of(
             base.line,
             base.character + p_start,
@@ -679,14 +728,3 @@ def _check_plan(ctx: RuleContext) -> Iterator[Diagnostic]:
             "with numbers from the plan",
             Range.of(base.line, off + word.start(), base.line, off + word.end()),
         )
-
-
-def _plan_exists(ctx: RuleContext, path_text: str) -> bool:
-    """A stat of the plan path (``~`` expanded; relative paths against the root and file)."""
-    try:
-        path = Path(os.path.expanduser(path_text))
-        if path.is_absolute():
-            return path.is_file()
-        return any((base / path).is_file() for base in (ctx.workspace.root, ctx.doc.path.parent))
-    except (OSError, ValueError):
-        return True  # an unreadable path is not evidence that the plan is gone

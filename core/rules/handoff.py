@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from memls.core.formats.log import Stamp, find_stamp, newest_entry
 from memls.core.handoff import (
     HANDOFF_SECTIONS,
     canonical_section,
@@ -18,7 +19,6 @@ from memls.core.handoff import (
 )
 from memls.core.model import Diagnostic, Document, FileKind, Range, Section, Severity, TextEdit
 from memls.core.rules import Rule, RuleContext
-from memls.core.rules.log import Stamp, find_stamp, newest_entry
 from memls.core.workspace import Workspace
 
 RULES = (
@@ -30,19 +30,65 @@ RULES = (
         "Non-Claims, Drift / Risk Flags, Next Steps) in a handoff that follows memls's "
         "protocol (not a journal or another format)",
         fixable=True,
+        fix_group="Add all missing sections",
+        rationale="warning: the next agent misses a kind of state; what is written still loads",
+        doc="""
+        A handoff written to memls's protocol has seven sections: Current State,
+        Decisions, Open Work, Verified Commands, Non-Claims, Drift / Risk Flags, Next
+        Steps (synonyms from `handoff_synonyms` count). A running journal or a handoff in
+        another format is read as it is and not reported.
+
+        Wrong: a handoff with Current State and Next Steps only.
+        Right: all seven sections.
+
+        Fix: add the section (the quick fix inserts `## NAME` in the canonical order).
+        """,
     ),
-    Rule("HO002", "handoff-section-empty", Severity.WARNING, "handoff section empty"),
+    Rule(
+        "HO002",
+        "handoff-section-empty",
+        Severity.WARNING,
+        "handoff section empty",
+        rationale="warning: an empty section says nothing; style, not loss",
+        doc="""
+        A handoff section has a heading and nothing under it; the next agent cannot tell
+        "nothing" from "forgot".
+
+        Wrong: `## Non-Claims` followed by the next heading.
+        Right: its content, or `None` written explicitly.
+
+        Fix: fill the section in, or write `None`.
+        """,
+    ),
     Rule(
         "HO003",
         "handoff-unrunnable-command",
         Severity.WARNING,
         "Verified Commands entry that is not a code span or block (cannot be re-run)",
+        rationale="warning: the command cannot be re-run as written; nothing is lost",
+        doc="""
+        An entry of `## Verified Commands` holds no command in a code span or fenced
+        block, so the next agent cannot re-run it exactly.
+
+        Wrong: `- ran the tests, all green`.
+        Right: `- `make test` — all green`.
+
+        Fix: put the exact command in backticks (or a fenced block).
+        """,
     ),
     Rule(
         "HO004",
         "handoff-outdated",
         Severity.WARNING,
         "handoff older than the newest checkpoint or LOG entry",
+        rationale="warning: the handoff may be outdated; the newer state exists elsewhere",
+        doc="""
+        The handoff's date (its own date, else its file time) is older than the newest
+        checkpoint `Saved:` or LOG entry of the root: newer state exists that the handoff
+        does not carry.
+
+        Fix: rewrite or refresh the handoff (`memls handoff refresh`).
+        """,
     ),
     Rule(
         "HO005",
@@ -50,18 +96,40 @@ RULES = (
         Severity.WARNING,
         "handoff names a file that a commit deleted (or moved) since it was written "
         "(with that commit)",
+        rationale="warning: the next agent is sent to a file that is gone; git still has it",
+        doc="""
+        A file the handoff names was deleted or moved by a commit made after the handoff
+        was written; the message names the commit.
+
+        Fix: update the handoff so it names the files as the repository holds them now.
+        """,
     ),
     Rule(
         "HO006",
         "handoff-behind-commits",
         Severity.WARNING,
         "`stale_commits` (20) or more commits on its branch since the handoff was written",
+        rationale="warning: the repository moved on since the handoff; it may mislead",
+        doc="""
+        `stale_commits` (20) or more commits were made on the branch since the handoff
+        was written (`stale_commits = 0` turns it off).
+
+        Fix: refresh it (`memls handoff refresh`) or rewrite its Current State and Next
+        Steps.
+        """,
     ),
     Rule(
         "HO007",
         "handoff-branch-merged",
         Severity.WARNING,
         "the handoff's branch was merged into the default branch since it was written",
+        rationale="warning: the work was merged; the handoff may describe finished work",
+        doc="""
+        The handoff's branch was merged into the default branch after it was written (the
+        message names the merge); its open work may be done.
+
+        Fix: check the open work, then rewrite or retire the handoff.
+        """,
     ),
 )
 

@@ -24,12 +24,27 @@ RULES = (
         Severity.WARNING,
         "memory bank without activeContext.md (the current focus every flavour keeps), or "
         "without a core file its own files name; one note per bank",
+        rationale="warning: the agent starts without a core file's context; what is there loads",
+        doc="""
+        A memory bank (Cline/Roo style) keeps core files its agent reads at the start of
+        every task. Reported once per bank: activeContext.md missing, or a core file the
+        bank's own files name (e.g. systemPatterns.md) missing.
+
+        Fix: create the file, or say in projectbrief.md why the bank does without it.
+        """,
     ),
     Rule(
         "MB002",
         "memory-bank-core-empty",
         Severity.WARNING,
         "memory bank core file with no content (only headings or nothing)",
+        rationale="warning: an empty core file says nothing; nothing is lost",
+        doc="""
+        A core file of the bank holds only headings, or nothing: the agent reads it for
+        the bank's state and finds none.
+
+        Fix: fill it in, or remove it.
+        """,
     ),
     Rule(
         "MB003",
@@ -37,6 +52,14 @@ RULES = (
         Severity.WARNING,
         "activeContext.md / progress.md not changed for `stale_commits` commits (20) while "
         "those commits changed the project (git)",
+        rationale="warning: the bank's current state may be old; nothing is broken",
+        doc="""
+        In a git repository, activeContext.md or progress.md was not changed for
+        `stale_commits` (20) commits that changed the project: the bank's "current
+        state" describes an older project.
+
+        Fix: update the file to the project's current state.
+        """,
     ),
 )
 

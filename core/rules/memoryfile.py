@@ -35,18 +35,49 @@ RULES = (
         "memory file frontmatter missing or lacking name/description/type (orchestrator "
         "memory/; in Claude Code roots, a frontmatter block lacking or emptying a key)",
         fixable=True,
+        rationale="warning: recall and decay cannot read the file's metadata; the text loads",
+        doc="""
+        A memory file carries YAML front matter with `name`, `description` and `type`;
+        recall and decay read it. In an orchestrator's `memory/` folder the block is
+        required; in a Claude Code root only a block that is present is checked (a key
+        missing or empty). An unclosed block is reported too.
+
+        Wrong: front matter with only `name: deploy` (no description, no type).
+        Right: `---`, `name: deploy`, `description: how we deploy`, `type: project`, `---`.
+
+        Fix: add the block or the key (the quick fix adds what it can derive from the
+        file; the memory's type is the author's call).
+        """,
     ),
     Rule(
         "MF002",
         "memory-decayed",
         Severity.INFO,
         "memory decayed: `last_applied + half_life_days` is past (and not `evergreen`)",
+        rationale="info: a reminder to re-check an old memory, not a problem",
+        doc="""
+        A memory whose front matter sets `half_life_days` decays once `last_applied` (else
+        `created`) plus that many days is past, unless it is `evergreen: true`.
+
+        Example: `last_applied: 2026-01-01`, `half_life_days: 30`, checked on 2026-03-05.
+
+        Fix: re-check the memory, then update `last_applied`, mark it `evergreen: true`,
+        or retire it.
+        """,
     ),
     Rule(
         "MF003",
         "memory-duplicate",
         Severity.WARNING,
         "near-duplicate memory files (same content hash, or recall similarity ≥ threshold)",
+        rationale="warning: duplicated memory may diverge; nothing is lost",
+        doc="""
+        Two memory files hold the same content (whitespace aside), or recall finds them
+        at least as similar as the configured threshold. Duplicates drift apart and one
+        of them goes stale.
+
+        Fix: keep one file, merge anything unique into it, and point the index at it.
+        """,
     ),
 )
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from memls.core.formats.log import log_entries, log_order
 from memls.core.handoff import is_journal, is_native_handoff
 from memls.core.model import FileKind
 from memls.core.rules.checkpoint import foreign_checkpoints
-from memls.core.rules.log import log_entries, log_order
 from memls.core.rules.memoryfile import not_memory
 from memls.core.workspace import Workspace, is_dated
 

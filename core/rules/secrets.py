@@ -37,14 +37,49 @@ RULES = (
         Severity.ERROR,
         "a provider API key or access token (OpenAI, Anthropic, NVIDIA, GitHub, AWS, Slack, …)",
         fixable=True,
+        known_fake=True,
+        rationale="error: a live key in committed memory is a leak — anyone who reads it can "
+        "use it",
+        doc="""
+        A provider API key or access token in a memory file. Memory is committed, synced
+        and read by agents; a key there is a leak.
+
+        Fix: revoke the key, then replace it with a placeholder (the quick fix). A value
+        that is a known fake can be marked with `<!-- memls-disable-next-line SC001 -->`
+        on the line before.
+        """,
     ),
-    Rule("SC002", "private-key", Severity.ERROR, "a private key block", fixable=True),
+    Rule(
+        "SC002",
+        "private-key",
+        Severity.ERROR,
+        "a private key block",
+        fixable=True,
+        known_fake=True,
+        rationale="error: a private key in committed memory is a leak",
+        doc="""
+        A `-----BEGIN … PRIVATE KEY-----` block in a memory file.
+
+        Fix: rotate the key, then replace the block with a placeholder (the quick fix).
+        """,
+    ),
     Rule(
         "SC003",
         "secret-value",
         Severity.ERROR,
         "a password, secret or token written as a value (`JWT_SECRET=…`, `password: …`)",
         fixable=True,
+        known_fake=True,
+        rationale="error: a password or secret value in committed memory is a leak",
+        doc="""
+        A password, secret or token written as a value, e.g. `JWT_SECRET=…` or
+        `password: …`.
+
+        Wrong: `db password: hunter2-prod`.
+        Right: `db password: in the team vault (prod/db)`.
+
+        Fix: change the secret, then replace the value with a placeholder (the quick fix).
+        """,
     ),
     Rule(
         "SC004",
@@ -52,6 +87,14 @@ RULES = (
         Severity.ERROR,
         "credentials in a URL (`user:pass@host`) or a password beside the host it opens",
         fixable=True,
+        known_fake=True,
+        rationale="error: credentials with the host they open are a leak",
+        doc="""
+        Credentials in a URL (`postgres://user:pass@db.example.com`) or a password
+        written beside the host it opens.
+
+        Fix: change the password, then replace it with a placeholder (the quick fix).
+        """,
     ),
     Rule(
         "SC005",
@@ -59,6 +102,15 @@ RULES = (
         Severity.WARNING,
         "a quoted random-looking string on a line about keys or tokens (may be a secret)",
         fixable=True,
+        known_fake=True,
+        rationale="warning: a random-looking string may be a secret; it is a guess, not proof",
+        doc="""
+        A quoted random-looking string on a line about keys or tokens. It may be a secret;
+        it may be a hash or an ID.
+
+        Fix: if it is a secret, replace it with a placeholder (the quick fix); if not,
+        mark it with `<!-- memls-disable-next-line SC005 -->` on the line before.
+        """,
     ),
 )
 

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from memls.core.formats.links import extract_links
 from memls.core.fsutil import UnsafePathError, check_relative
 from memls.core.gitfacade import has_refs
 from memls.core.model import Diagnostic, FileKind, Range, Severity
@@ -30,7 +31,19 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _ODD_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # not tab or line ends
 
 RULES = (
-    Rule("SZ001", "invalid-encoding", Severity.ERROR, "NUL byte or invalid UTF-8 in a memory file"),
+    Rule(
+        "SZ001",
+        "invalid-encoding",
+        Severity.ERROR,
+        "NUL byte or invalid UTF-8 in a memory file",
+        rationale="error: the file cannot be read as text — its memory is unreadable",
+        doc="""
+        A memory file holds a NUL byte or bytes that are not UTF-8: an agent reading it
+        as text gets garbage or nothing. The message says where.
+
+        Fix: re-save the file as UTF-8, removing the binary content.
+        """,
+    ),
     Rule(
         "SZ002",
         "item-too-large",
@@ -38,18 +51,47 @@ RULES = (
         "memory file over 65,536 bytes: the snapshot item limit in a root that uses "
         "snapshots; elsewhere a file the agent reads whole (topic, checkpoint, handoff; an "
         "agent workspace's bootstrap file over 20,000 characters), never a log or archive",
+        rationale="warning: a snapshot limit, or a file the agent reads whole costs its context; "
+        "the file is intact and loads",
+        doc="""
+        A memory file is over 65,536 bytes. In a root that uses snapshots (an `instance`
+        is configured or snapshot refs exist) `memls snapshot save` refuses it. Elsewhere
+        it is reported for a file an agent reads whole — a topic file, checkpoint or
+        handoff, not a log, dated file or archive — which spends that much of the
+        agent's context every time; and for an agent workspace's bootstrap file (AGENTS.md,
+        SOUL.md, …) over the 20,000 characters injected at session start.
+
+        Fix: split a topic file; move a checkpoint's or handoff's history to LOG.md or an
+        archive.
+        """,
     ),
     Rule(
         "SZ003",
         "root-too-large",
         Severity.WARNING,
         "memory root over 262,144 bytes in all (snapshot limit; roots that use snapshots)",
+        rationale="warning: a snapshot limit (roots that use snapshots); the files are intact",
+        doc="""
+        In a root that uses snapshots, the memory files hold more than 262,144 bytes in
+        all, more than one snapshot holds. Reported on the index.
+
+        Fix: trim or retire memory files, or save chosen items
+        (`memls snapshot save … FILE…`).
+        """,
     ),
     Rule(
         "SZ004",
         "too-many-items",
         Severity.WARNING,
         "more than 64 memory files (snapshot limit; roots that use snapshots)",
+        rationale="warning: a snapshot limit (roots that use snapshots); the files are intact",
+        doc="""
+        In a root that uses snapshots, there are more than 64 memory files, more than one
+        snapshot holds. Reported on the index.
+
+        Fix: merge or retire some topic files, or save chosen items
+        (`memls snapshot save … FILE…`).
+        """,
     ),
     Rule(
         "SZ005",
@@ -57,12 +99,31 @@ RULES = (
         Severity.WARNING,
         "pointer path with a backslash or control characters (works on one system only); "
         "`..` and absolute paths are fine when they lead somewhere (IX009 otherwise)",
+        rationale="warning: the pointer works on one system only",
+        doc="""
+        A link target holds a backslash or a control character. `docs\\deploy.md` opens on
+        Windows only.
+
+        Wrong: `[deploy](docs\\deploy.md)`.
+        Right: `[deploy](docs/deploy.md)`.
+
+        Fix: write the path with `/`.
+        """,
     ),
     Rule(
         "SZ006",
         "large-document",
         Severity.INFO,
         "language server only: a document over `large_document_bytes` gets the SZ rules only",
+        rationale="info: the editor checks a very large document with the cheap rules only",
+        doc="""
+        Language server only: a document over `large_document_bytes` (memls.toml) or the
+        client's `largeDocumentBytes` setting is checked with the SZ rules (and secrets)
+        only while it is open, to keep typing fast. This note says so.
+
+        Fix: none needed; `memls check` runs every rule. Raise the threshold to analyse
+        the document fully in the editor.
+        """,
     ),
 )
 
@@ -195,15 +256,17 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             )
     if "\\" not in doc.text and not _ODD_CONTROL.search(doc.text):
         return  # no target can hold a backslash or control character (and links stay unbuilt)
-    for link in doc.links:
+    for link in extract_links(doc):
         target = link.target
         if "\\" not in target and not _CONTROL.search(target):
             continue  # `..` and absolute paths: IX009 reports them when they lead nowhere
+        if link.kind == "wikilink":
+            continue  # a note's name, not a path
         try:
             check_relative(target, "pointer")
         except UnsafePathError as exc:
             yield ctx.diag(
                 "SZ005",
                 f"{exc}: write the pointer with `/` so it works on every system",
-                link.target_range,
+                link.range,
             )

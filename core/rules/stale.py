@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from memls.core.formats.links import Link, extract_links
 from memls.core.gitfacade import (
     Commit,
     History,
@@ -30,7 +31,6 @@ from memls.core.gitfacade import (
     merged_branches,
     status_of,
 )
-from memls.core.links import Link, extract_links
 from memls.core.model import Document, FileKind
 from memls.core.workspace import Workspace
 

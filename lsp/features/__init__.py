@@ -1,14 +1,17 @@
 """One module per LSP feature. Each holds a :class:`LanguageFeature` subclass.
 
-The server registers every LSP method once (``memls.lsp.server``) and fans document and
-workspace events out to every feature's hooks; request methods go to the one feature that
-answers them. A feature gets the server in its constructor and nothing else.
+``setup.FEATURES`` lists every feature with the LSP methods it answers and their options;
+``setup.register`` registers each method once and fans document and workspace events out
+to every feature's hooks; request methods go to the one feature that answers them. A
+feature gets the server in its constructor and nothing else. Adding a feature: a module
+here with its class, and one row in ``FEATURES``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memls.core.model import Document
 from memls.core.workspace import Workspace
@@ -40,6 +43,14 @@ class LanguageFeature:
 
     async def affected(self, paths: set[Path]) -> None:
         """These files' diagnostics may have changed (cross-file, disk, git or settings)."""
+
+    async def shutdown(self) -> None:
+        """The client asked the server to shut down: stop background work."""
+
+    def handler(self, name: str) -> Callable[..., Awaitable[Any]]:
+        """The ``workspace/executeCommand`` handler of command ``name``, for a feature
+        whose row in ``setup.FEATURES`` lists commands."""
+        raise NotImplementedError(f"{type(self).__name__} runs no command {name!r}")
 
     def locate(self, uri: str) -> tuple[Workspace, Document] | None:
         """The workspace and parsed document behind ``uri`` (worker thread only)."""

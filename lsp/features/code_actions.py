@@ -1,8 +1,12 @@
 """Code actions: a quick fix for every diagnostic whose rule has a safe fix (the same edits
-``memls check --fix`` applies), "Add all missing sections", ``source.fixAll.memls``, and
-the operations — "Save checkpoint…" from any memory file (a quick fix, and a source action
-when asked for one), "Approve bundle" on a bundle
-section, "Migrate legacy sections" on IX007 — which run server commands."""
+``memls check --fix`` applies), "Mark as a known fake", one action per fix group ("Add all
+missing sections"), ``source.fixAll.memls``, and the operations — "Save checkpoint…" from
+any memory file (a quick fix, and a source action when asked for one), "Approve bundle" on a
+bundle section, and the operation a finding's rule names (``Rule.operation``, e.g. "Migrate
+legacy sections") — which run server commands.
+
+Which action a finding gets is the rule's data (``Rule.fix_group``, ``Rule.known_fake``,
+``Rule.operation``); this module names no rule code."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from lsprotocol import types
 from memls.core.bundle import BUNDLE_TITLE
 from memls.core.fixes import apply_fixes, fix_text
 from memls.core.model import Diagnostic, Document, FileKind
+from memls.core.rules import Rule, registry
 from memls.core.rules.secrets import known_fake_fix
 from memls.core.workspace import Workspace, checkpoint_name
 from memls.lsp import convert
@@ -20,8 +25,16 @@ from memls.lsp.features.file_ops import create_missing_actions
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.memls"
 SAVE_CHECKPOINT = "source.memls.saveCheckpoint"
 CODE_ACTION_KINDS = (types.CodeActionKind.QuickFix.value, FIX_ALL, SAVE_CHECKPOINT)
-MISSING_SECTION_CODES = ("CP010", "HO001")
-"""Rules whose fix adds a missing section: "Add all missing sections" applies them together."""
+FINDING_OPERATIONS: dict[str, tuple[str, str]] = {
+    "index.migrate": ("Migrate legacy sections into a checkpoint", "Migrate legacy sections"),
+}
+"""Operations offered on the findings whose rule names them (``Rule.operation``): the
+action's title and its command's title; the server command is ``memls.`` + the operation.
+("bundle.approve" is offered on a bundle section, with the findings it resolves.)"""
+
+
+def _rule(d: Diagnostic) -> Rule | None:
+    return registry().get(d.code)
 
 
 class CodeActions(LanguageFeature):
@@ -81,7 +94,7 @@ class CodeActions(LanguageFeature):
                     is_preferred=True,
                 )
             )
-            if d.code.startswith("SC"):
+            if (rule := _rule(d)) is not None and rule.known_fake:
                 fake = known_fake_fix(lines, d)
                 actions.append(
                     types.CodeAction(
@@ -91,14 +104,19 @@ class CodeActions(LanguageFeature):
                         edit=edit(*convert.text_edits(fake.edits, codec, lines)),
                     )
                 )
-        missing = [d for d in diagnostics if d.code in MISSING_SECTION_CODES and d.fix is not None]
-        if len(missing) > 1:
-            new = apply_fixes(doc.text, [d.fix for d in missing if d.fix is not None])
+        groups: dict[str, list[Diagnostic]] = {}
+        for d in diagnostics:
+            if d.fix is not None and (rule := _rule(d)) is not None and rule.fix_group:
+                groups.setdefault(rule.fix_group, []).append(d)
+        for group, together in groups.items():
+            if len(together) < 2:
+                continue
+            new = apply_fixes(doc.text, [d.fix for d in together if d.fix is not None])
             actions.append(
                 types.CodeAction(
-                    title="Add all missing sections",
+                    title=group,
                     kind=types.CodeActionKind.QuickFix,
-                    diagnostics=[lsp_diag(d) for d in missing],
+                    diagnostics=[lsp_diag(d) for d in together],
                     edit=edit(convert.whole_document_edit(doc.text, new, codec)),
                 )
             )
@@ -131,33 +149,37 @@ class CodeActions(LanguageFeature):
     ) -> list[types.CodeAction]:
         assert callable(lsp_diag)
         out: list[types.CodeAction] = []
-        legacy = [
-            d
-            for d in diagnostics
-            if d.code == "IX007"
-            and (
-                (d.range.start.line <= last and d.range.end.line >= first)
+
+        def resolved_by(operation: str) -> list[Diagnostic]:
+            return [
+                d for d in diagnostics if (r := _rule(d)) is not None and r.operation == operation
+            ]
+
+        for operation, (title, command_title) in FINDING_OPERATIONS.items():
+            here = [
+                d
+                for d in resolved_by(operation)
+                if (d.range.start.line <= last and d.range.end.line >= first)
                 or (d.code, d.range.start.line) in in_context
-            )
-        ]
-        if legacy:
-            out.append(
-                types.CodeAction(
-                    title="Migrate legacy sections into a checkpoint",
-                    kind=types.CodeActionKind.QuickFix,
-                    diagnostics=[lsp_diag(d) for d in legacy],
-                    command=types.Command(
-                        title="Migrate legacy sections",
-                        command="memls.index.migrate",
-                        arguments=[{"uri": uri}],
-                    ),
+            ]
+            if here:
+                out.append(
+                    types.CodeAction(
+                        title=title,
+                        kind=types.CodeActionKind.QuickFix,
+                        diagnostics=[lsp_diag(d) for d in here],
+                        command=types.Command(
+                            title=command_title,
+                            command=f"memls.{operation}",
+                            arguments=[{"uri": uri}],
+                        ),
+                    )
                 )
-            )
         bundle = doc.section(BUNDLE_TITLE)
         if bundle is not None and bundle.start_line <= last and first < bundle.end_line:
             open_items = [i for i in doc.items_in(bundle) if i.checked is False]
             if open_items:
-                bn = [d for d in diagnostics if d.code == "BN001"]
+                bn = resolved_by("bundle.approve")
                 out.append(
                     types.CodeAction(
                         title="Approve bundle",

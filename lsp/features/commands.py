@@ -5,6 +5,13 @@ the memory root from its ``uri`` (else the first root), runs the core function o
 loop, brings open editor buffers up to date through ``workspace/applyEdit``, and tells the
 user the outcome with ``window/showMessage``. Write operations refuse to run while a buffer
 of the root holds unsaved changes, so a save never overwrites what the user typed.
+
+An operation's argument keys, and their types, come from the table of operations
+(:mod:`memls.core.ops.table`: :meth:`Commands.args`); its result is
+:func:`memls.core.ops.result_json`. A refusal (:class:`memls.core.ops.OpError`, or what
+:func:`memls.core.ops.as_refusal` counts as one) is shown to the user and answered as a
+JSON-RPC "invalid params" error whose ``data`` is the refusal's JSON, in the command's
+argument names; anything else is a bug: an internal error, its traceback in the log.
 """
 
 from __future__ import annotations
@@ -22,6 +29,8 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcRequestCancelled
 
+from memls.core.ops import OpError, as_refusal, result_json
+from memls.core.ops.table import operation, respell, spelling
 from memls.core.workspace import discover_root
 from memls.lsp import convert
 from memls.lsp.features import LanguageFeature
@@ -31,10 +40,6 @@ if TYPE_CHECKING:
     from memls.lsp.server import MemlsServer
 
 Handler = Callable[["MemlsServer", types.ExecuteCommandParams], Awaitable[Any]]
-
-
-class CommandError(Exception):
-    """A command that cannot run as asked; the message is for the user."""
 
 
 def jsonable(value: Any) -> Any:
@@ -52,6 +57,13 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+class Refusal(JsonRpcInvalidParams):
+    """A command refused (invalid params): the user is shown why; not a server error, so
+    no traceback reaches the log."""
+
+    quiet = True
+
+
 class Commands(LanguageFeature):
     def handler(self, name: str) -> Handler:
         method = getattr(self, "cmd_" + name.removeprefix("memls.").replace(".", "_"))
@@ -66,12 +78,23 @@ class Commands(LanguageFeature):
                 return jsonable(await method(raw, params))
             except JsonRpcRequestCancelled:
                 raise
-            except (CommandError, ValueError, OSError) as exc:  # OpError, UnsafePathError…
-                self.tell(f"memls: {exc}", types.MessageType.Error)
-                raise JsonRpcInvalidParams(message=str(exc)) from exc
+            except Exception as exc:
+                refusal = as_refusal(exc)
+                if refusal is None:
+                    raise  # a bug: an internal error, with its traceback in the log
+                self.refuse(name, refusal)
 
         run.__name__ = name.replace(".", "_")
         return run
+
+    def refuse(self, command: str, refusal: OpError) -> None:
+        """Show a refusal to the user and answer with it: JSON-RPC "invalid params", whose
+        ``data`` is the refusal's JSON; parameters named as the command's argument keys."""
+        op = command.removeprefix("memls.")
+        body = jsonable(refusal.to_json(spelling(op, "lsp")))
+        body = {k: respell(op, "lsp", v) if isinstance(v, str) else v for k, v in body.items()}
+        self.tell(f"memls: {body['error']}", types.MessageType.Error)
+        raise Refusal(message=body["error"], data=body) from refusal
 
     # -- helpers -------------------------------------------------------------
     def tell(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
@@ -100,7 +123,7 @@ class Commands(LanguageFeature):
 
         root = await memory.run(find)
         if root is None:
-            raise CommandError("no memory root: open a memory file or a folder first")
+            raise OpError("no memory root: open a memory file or a folder first")
         return root
 
     def _dirty(self, root: Path) -> list[Path]:
@@ -127,7 +150,7 @@ class Commands(LanguageFeature):
         dirty = await asyncio.to_thread(self._dirty, root)
         if dirty:
             names = ", ".join(p.name for p in dirty)
-            raise CommandError(f"save {names} first: memls will not write over unsaved changes")
+            raise OpError(f"save {names} first: memls will not write over unsaved changes")
         result = await asyncio.to_thread(op)
         await self.after_write(root, result.paths)
         if show:
@@ -190,11 +213,35 @@ class Commands(LanguageFeature):
         if value is None or value == "":
             return None
         if not isinstance(value, str):
-            raise CommandError(f"{key!r} must be a string")
+            raise OpError(f"{key!r} must be a string")
         return value
 
+    def args(self, op: str, raw: dict[str, Any], **defaults: Any) -> dict[str, Any]:
+        """The parameters of operation ``op`` from a command's JSON argument, by parameter
+        name: each read from its key (the table's LSP spelling) as the table's type says
+        (``defaults``: this front's own, where it differs from the operation's)."""
+        out: dict[str, Any] = {}
+        for p in operation(op).params():
+            key = p.spell("lsp")
+            if key is None:
+                continue
+            if p.kind == "list":
+                out[p.name] = self._strings(raw, key)
+            elif p.kind == "bool":
+                out[p.name] = bool(raw.get(key))
+            elif p.kind == "int":
+                value = raw.get(key, defaults.get(p.name, p.default))
+                if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                    raise OpError(f"{key!r} must be a positive integer")
+                out[p.name] = value
+            else:
+                text = self._text(raw, key)
+                out[p.name] = text if text is not None else defaults.get(p.name, p.default)
+        return out
+
     def _result(self, result: OpResult, **extra: Any) -> dict[str, Any]:
-        return {"message": result.message, "changed": result.changed, **result.data, **extra}
+        """An operation's result as the command returns it (what every front returns)."""
+        return {**result_json(result), **extra}
 
     # -- checkpoints ---------------------------------------------------------
     def _name_for(self, args: dict[str, Any]) -> str | None:
@@ -214,7 +261,7 @@ class Commands(LanguageFeature):
         if isinstance(value, str):
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise CommandError(f"{key!r} must be a list of strings")
+            raise OpError(f"{key!r} must be a list of strings")
         out = []
         for v in value:
             path = convert.uri_to_path(v) if v.startswith("file:") else None
@@ -227,13 +274,9 @@ class Commands(LanguageFeature):
         self, args: dict[str, Any], params: types.ExecuteCommandParams
     ) -> Any:
         """What an editor prefills before asking for the next action (writes nothing)."""
+        from memls.core.formats.checkpoint import sanitize_name
         from memls.core.gitfacade import Git
-        from memls.core.ops.checkpoint import (
-            checkpoint_path,
-            default_name,
-            sanitize_name,
-            session_status,
-        )
+        from memls.core.ops.checkpoint import checkpoint_path, default_name, session_status
         from memls.lsp import save_flow
 
         root = await self.root_for(args)
@@ -268,23 +311,22 @@ class Commands(LanguageFeature):
         """Save a checkpoint. ``next`` (the next action: a title line, optionally a body) is
         needed unless the checkpoint already has one; ``done``/``failed`` are lists; ``files``
         are the editor's recently edited files, named in a one-line next action's body."""
+        from memls.core.formats.checkpoint import sanitize_name
         from memls.core.gitfacade import Git
         from memls.core.ops._text import memory_index, read_text
         from memls.core.ops.checkpoint import (
             checkpoint_path,
             default_name,
-            sanitize_name,
             save_checkpoint,
             session_status,
         )
         from memls.lsp import save_flow
 
         root = await self.root_for(args)
+        given = self.args("checkpoint.save", args)
         name = self._name_for(args)
-        next_action = self._text(args, "next")
-        summary = self._text(args, "summary")
-        done = self._strings(args, "done")
-        failed = self._strings(args, "failed")
+        next_action = given["next_action"]
+        summary, done, failed = given["summary"], given["done"], given["failed"]
         files = self._strings(args, "files")
 
         def prepare() -> tuple[str | None, Path, str | None]:
@@ -299,7 +341,7 @@ class Commands(LanguageFeature):
             elif target is not None:
                 old = save_flow.existing(checkpoint_path(root, target))
                 if old is None or old.next_action is None:
-                    raise CommandError(
+                    raise OpError(
                         f'checkpoint "{target}" needs its next action: pass "next" (the first '
                         "concrete step, with file paths) — memls writes no placeholder"
                     )
@@ -325,7 +367,7 @@ class Commands(LanguageFeature):
         from memls.core.ops.checkpoint import resume_checkpoint
 
         root = await self.root_for(args)
-        name = self._text(args, "name")
+        name = self.args("checkpoint.resume", args)["name"]
         result = await self.write_op(root, lambda: resume_checkpoint(root, name))
         picked = result.data.get("name")
         if result.data.get("status") == "one" and isinstance(picked, str):
@@ -338,10 +380,10 @@ class Commands(LanguageFeature):
         from memls.core.ops.checkpoint import clear_checkpoint
 
         root = await self.root_for(args)
-        name = self._text(args, "name")
-        clear_all = bool(args.get("all"))
+        given = self.args("checkpoint.clear", args)
+        name, clear_all = given["name"], given["all"]
         if name is None and not clear_all:
-            raise CommandError("name a checkpoint to clear, or pass all: true")
+            raise OpError("name a checkpoint to clear, or pass all: true")
         result = await self.write_op(root, lambda: clear_checkpoint(root, name, all=clear_all))
         return self._result(result)
 
@@ -372,7 +414,7 @@ class Commands(LanguageFeature):
         from memls.core.ops.index import migrate_index
 
         root = await self.root_for(args)
-        name = self._text(args, "name")
+        name = self.args("index.migrate", args)["name"]
         result = await self.write_op(root, lambda: migrate_index(root, name))
         checkpoint = result.data.get("checkpoint")
         if checkpoint:
@@ -385,12 +427,13 @@ class Commands(LanguageFeature):
         from memls.core.ops.bundle import approve_bundle
 
         root = await self.root_for(args)
+        path = self.args("bundle.approve", args)["path"]
+        uri = self._text(args, "uri")  # the editor's file, when no path is given
         target: Path | None = None
-        for key in ("path", "uri"):
-            value = self._text(args, key)
-            if value is not None:
-                target = convert.uri_to_path(value) if key == "uri" else root / value
-                break
+        if path is not None:
+            target = root / path
+        elif uri is not None:
+            target = convert.uri_to_path(uri)
         if target is not None and (target.is_dir() or target.name == "MEMORY.md"):
             target = None
         result = await self.write_op(root, lambda: approve_bundle(root, target))
@@ -400,10 +443,10 @@ class Commands(LanguageFeature):
         from memls.core.ops.log import append_log
 
         root = await self.root_for(args)
-        title = self._text(args, "title")
+        given = self.args("log.append", args)
+        title, body = given["title"], given["body"]
         if title is None:
-            raise CommandError("a log entry needs a title")
-        body = self._text(args, "body") or ""
+            raise OpError("a log entry needs a {title}", param="title")
         result = await self.write_op(root, lambda: append_log(root, title, body))
         return self._result(result)
 
@@ -429,15 +472,13 @@ class Commands(LanguageFeature):
         from memls.core.recall.api import search
 
         root = await self.root_for(args)
-        query = self._text(args, "query")
+        # ``kind`` is read below: an editor may pass one kind or a list of them
+        given = self.args("recall.search", {**args, "kind": None}, limit=10)
+        query, mode, limit = given["query"], given["mode"], given["limit"]
         if query is None or not query.strip():
-            raise CommandError("recall search needs a query")
-        mode = self._text(args, "mode") or "hybrid"
+            raise OpError("recall search needs a {query}", param="query")
         kind = args.get("kind")
         kinds = [kind] if isinstance(kind, str) else [k for k in kind or [] if isinstance(k, str)]
-        limit = args.get("limit", 10)
-        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
-            raise CommandError("'limit' must be a positive integer")
         response = await asyncio.to_thread(
             lambda: search(root, query, mode=mode, kinds=kinds, limit=limit, model=self._model())
         )
@@ -509,7 +550,7 @@ class Commands(LanguageFeature):
                 types.WorkDoneProgressReport(message=message, percentage=pct, cancellable=True),
             )
 
-        full = bool(args.get("full"))
+        full = self.args("recall.backfill", args)["full"]
         try:
             summary = await asyncio.to_thread(
                 lambda: backfill(
@@ -567,9 +608,8 @@ class Commands(LanguageFeature):
         from memls.core.snapshot import SnapshotError, save_snapshot, snapshot_head
 
         root = await self.root_for(args)
-        ref = self._text(args, "ref")
-        expect = self._text(args, "expect")
-        initial = bool(args.get("initial"))
+        given = self.args("snapshot.save", args)
+        ref, expect, initial = given["ref"], given["expect"], given["initial"]
 
         def save() -> Any:
             nonlocal expect, initial

@@ -13,19 +13,17 @@ from pathlib import Path
 from lsprotocol import types
 
 from memls.core.bundle import BUNDLE_TITLE, STEP_TEMPLATES, STEPS
+from memls.core.formats.checkpoint import REQUIRED_SECTIONS, checkpoint_facts, saved_stamp
+from memls.core.formats.index import ACTIVE, active_section, bullet_line, bullet_stamp
 from memls.core.graph import file_title, slug
 from memls.core.handoff import HANDOFF_SECTIONS, canonical_section
 from memls.core.model import Document, FileKind, Position, Range, Section
-from memls.core.ops._text import bullet_stamp
-from memls.core.ops.index import bullet_line
 from memls.core.parse import kind_for
-from memls.core.rules.checkpoint import REQUIRED_SECTIONS, checkpoint_facts
 from memls.core.workspace import Workspace
 from memls.lsp.convert import PositionCodec
 from memls.lsp.features import LanguageFeature
 
 TRIGGER_CHARACTERS = ("#", " ", "*", "(", "`", "]", "/", "[")
-SAVED_FORMAT = "%Y-%m-%d %H:%M"
 
 _HEADING = re.compile(r"^#{1,2}(?:\s+(?P<title>.*))?$|^#$")
 _FIELD = re.compile(r"^\s*[-*+]\s+\*\*(?P<name>Branch|Saved):\*\*[ \t]*(?P<value>`?[^`]*)$", re.I)
@@ -74,7 +72,7 @@ def complete(
     if m := _FIELD.match(prefix):
         start = m.start("value")
         if m.group("name").casefold() == "saved":
-            stamp = now.strftime(SAVED_FORMAT)
+            stamp = saved_stamp(now)
             return [_item(stamp, types.CompletionItemKind.Value, replacing(start), stamp, "now")]
         return [
             _item(name, types.CompletionItemKind.Reference, replacing(start), f"`{name}`", where)
@@ -172,12 +170,12 @@ def missing_sections(ws: Workspace, doc: Document, now: _dt.datetime) -> list[tu
             (name, name, "handoff section") for name, _ in HANDOFF_SECTIONS if name not in present
         )
     elif doc.kind is FileKind.INDEX:
-        if doc.section("Active Checkpoints") is None:
-            out.append(("Active Checkpoints", "Active Checkpoints", "one bullet per checkpoint"))
+        if active_section(doc) is None:
+            out.append((ACTIVE, ACTIVE, "one bullet per checkpoint"))
         if doc.section("Memory Files") is None:
             out.append(("Memory Files", "Memory Files", "pointers to topic files"))
     elif doc.kind is FileKind.LOG:
-        stamp = now.strftime(SAVED_FORMAT)
+        stamp = saved_stamp(now)
         out.append((f"{stamp} — entry", f"{stamp} — ", "new log entry (append at the end)"))
     return out
 

@@ -1,11 +1,13 @@
 """Go to definition: from an Active Checkpoints bullet or ``continue name`` to the checkpoint
 file, from a link (``file.md#anchor``, ``[[name#heading]]``, ``#anchor``) to the heading it
-names (else the file's title), and from a pointer to the file it names."""
+names (else the file's title), and from any other link to the file the one resolver finds
+for it (:mod:`memls.core.formats.links`, as IX009 does)."""
 
 from __future__ import annotations
 
 from lsprotocol import types
 
+from memls.core.formats.links import link_at
 from memls.core.graph import NAME_KINDS
 from memls.core.model import Range
 from memls.lsp import convert
@@ -34,11 +36,10 @@ class Definition(LanguageFeature):
                 rng = declaration(ws, edge.target, edge.anchor) or start
                 lines = target_doc.lines if target_doc is not None else ()
                 return [convert.location(edge.target, rng, self.server.codec, lines)]
-            for link in doc.links:
-                if link.line == pos.line and link.range.contains(pos):
-                    resolved = ws.resolve_pointer(doc, link.target)
-                    if resolved is not None:
-                        return [convert.location(resolved, start, self.server.codec, ())]
+            link = link_at(doc, pos)
+            resolved = ws.links.resolve(link) if link is not None else None
+            if resolved is not None:
+                return [convert.location(resolved, start, self.server.codec, ())]
             return []
 
         return await self.server.memory.run(compute)

@@ -8,13 +8,12 @@ import datetime as _dt
 
 from lsprotocol import types
 
+from memls.core.formats.checkpoint import SAVED_FORMAT, read_next_action
 from memls.core.graph import NAME_KINDS, Ref, file_title, relative_path
 from memls.core.model import Document, Range
 from memls.core.workspace import Workspace
 from memls.lsp.features import LanguageFeature
 from memls.lsp.references import checkpoint_ref_at
-
-SAVED_FORMAT = "%Y-%m-%d %H:%M"
 
 
 class Hover(LanguageFeature):
@@ -127,14 +126,8 @@ def checkpoint_summary(ws: Workspace, name: str, now: _dt.datetime) -> str:
 
 
 def next_action(doc: Document) -> str | None:
-    section = doc.section("Next Action", "Left Off", prefix=True)
-    if section is None:
-        return None
-    title = section.title
-    if ":" in title:
-        return title.split(":", 1)[1].strip() or None
-    body = [ln.strip() for ln in doc.body_lines(section) if ln.strip()]
-    return body[0] if body else None
+    found = read_next_action(doc)
+    return found.text if found is not None else None
 
 
 def _age(saved: str, now: _dt.datetime, ws: Workspace) -> str:

@@ -1,10 +1,15 @@
-"""Document links: pointers to memory files, and bullets / ``continue name`` to checkpoints."""
+"""Document links: every link the rules check, to the file the one resolver finds for it
+(:mod:`memls.core.formats.links`, as IX009 does), and bullets / ``continue name`` to
+checkpoints."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
+from memls.core.formats.links import extract_links
 from memls.lsp import convert
 from memls.lsp.features import LanguageFeature
 from memls.lsp.references import checkpoint_refs
@@ -26,16 +31,21 @@ class Links(LanguageFeature):
                 )
             )
             out: list[types.DocumentLink] = []
-            for link in doc.links:
-                target = ws.resolve_pointer(doc, link.target)
-                if target is not None:
-                    out.append(
-                        types.DocumentLink(
-                            range=codec.range_to_lsp(link.target_range, doc.lines),
-                            target=convert.path_to_uri(target.resolve()),
-                            tooltip=f"Open {link.target}" if tips else None,
-                        )
+            uris: dict[Path, str] = {}  # one URI per target: an index repeats its targets
+            for link in extract_links(doc):
+                target = ws.links.resolve(link)
+                if target is None:
+                    continue
+                uri = uris.get(target)
+                if uri is None:
+                    uri = uris[target] = convert.path_to_uri(target.resolve())
+                out.append(
+                    types.DocumentLink(
+                        range=codec.range_to_lsp(link.range, doc.lines),
+                        target=uri,
+                        tooltip=f"Open {link.target}" if tips else None,
                     )
+                )
             checkpoints = ws.checkpoints()
             for ref in checkpoint_refs(ws, doc):
                 path = checkpoints.get(ref.name)

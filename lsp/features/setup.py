@@ -1,10 +1,16 @@
-"""Registers every LSP method once and routes it to the features (the esbonio pattern)."""
+"""Registers every LSP method once and routes it to the features (the esbonio pattern).
+
+:data:`FEATURES` is the table: each row a feature class, the LSP methods it answers (with
+their options) and the commands it runs; :func:`register` is the one generic loop over it,
+plus the lifecycle methods that fan document and workspace events out to every feature.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +21,7 @@ from memls.core.workspace import Workspace
 from memls.lsp import convert
 from memls.lsp.commands import SERVER_COMMANDS
 from memls.lsp.convert import PositionCodec
+from memls.lsp.features import LanguageFeature
 from memls.lsp.features.code_actions import CODE_ACTION_KINDS, CodeActions
 from memls.lsp.features.codelens import CodeLens
 from memls.lsp.features.commands import Commands
@@ -35,43 +42,150 @@ from memls.lsp.server import MemlsServer
 from memls.lsp.settings import Settings
 
 INDEXED_WAIT_SECONDS = 30.0
-"""How long a workspace diagnostic pull that arrives during the first indexing waits for it."""
+"""How long a request routed ``after_indexing`` that arrives during the first indexing
+waits for it."""
 
 
-def register(server: MemlsServer) -> None:
+@dataclass(frozen=True)
+class Route:
+    """One LSP method a feature answers: the method, the name of the feature's coroutine
+    that takes the request's params, and the options advertised with it.
+
+    ``when`` (client capabilities → bool) makes the route conditional: it is registered
+    during ``initialize``, only for a client it holds for. ``after_indexing``: a request
+    that arrives during the first indexing waits for it (bounded by
+    ``INDEXED_WAIT_SECONDS``)."""
+
+    method: str
+    handler: str
+    options: Any = None
+    when: Callable[[types.ClientCapabilities], bool] | None = None
+    after_indexing: bool = False
+
+
+class Feature:
+    """A row of :data:`FEATURES`: a :class:`LanguageFeature` class, the LSP methods it
+    answers, and the ``workspace/executeCommand`` commands it runs (through its
+    ``handler(name)``)."""
+
+    def __init__(
+        self, cls: type[LanguageFeature], *routes: Route, commands: tuple[str, ...] = ()
+    ) -> None:
+        self.cls = cls
+        self.routes = routes
+        self.commands = commands
+
+
+_PULL_OPTIONS = types.DiagnosticOptions(
+    identifier="memls", inter_file_dependencies=True, workspace_diagnostics=True
+)
+
+FEATURES: tuple[Feature, ...] = (
+    # Pull diagnostics are advertised only to clients that can also be asked to re-pull.
+    # VS Code pulls the workspace's diagnostics as soon as the server is up, before it has
+    # indexed the roots, and after an (empty) answer waits 2 s before pulling again,
+    # whatever the refresh says: the first workspace pull waits for the indexing.
+    Feature(
+        Diagnostics,
+        Route(types.TEXT_DOCUMENT_DIAGNOSTIC, "document_diagnostic", _PULL_OPTIONS, client_pulls),
+        Route(types.WORKSPACE_DIAGNOSTIC, "workspace_diagnostic", None, client_pulls, True),
+    ),
+    Feature(Watch, Route(types.WORKSPACE_DID_CHANGE_WATCHED_FILES, "did_change_watched_files")),
+    Feature(
+        Completion,
+        Route(
+            types.TEXT_DOCUMENT_COMPLETION,
+            "completion",
+            types.CompletionOptions(trigger_characters=list(TRIGGER_CHARACTERS)),
+        ),
+    ),
+    Feature(
+        CodeActions,
+        Route(
+            types.TEXT_DOCUMENT_CODE_ACTION,
+            "code_actions",
+            types.CodeActionOptions(code_action_kinds=list(CODE_ACTION_KINDS)),
+        ),
+    ),
+    Feature(Commands, commands=SERVER_COMMANDS),
+    Feature(Hover, Route(types.TEXT_DOCUMENT_HOVER, "hover")),
+    Feature(Definition, Route(types.TEXT_DOCUMENT_DEFINITION, "definition")),
+    Feature(Links, Route(types.TEXT_DOCUMENT_DOCUMENT_LINK, "document_links")),
+    Feature(Symbols, Route(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, "document_symbols")),
+    Feature(Folding, Route(types.TEXT_DOCUMENT_FOLDING_RANGE, "folding_ranges")),
+    Feature(References, Route(types.TEXT_DOCUMENT_REFERENCES, "references")),
+    Feature(
+        CodeLens,
+        Route(
+            types.TEXT_DOCUMENT_CODE_LENS,
+            "code_lens",
+            types.CodeLensOptions(resolve_provider=False),
+        ),
+    ),
+    Feature(
+        Rename,
+        Route(types.TEXT_DOCUMENT_PREPARE_RENAME, "prepare_rename"),
+        Route(types.TEXT_DOCUMENT_RENAME, "rename"),
+    ),
+    Feature(
+        FileOperations,
+        Route(types.WORKSPACE_WILL_RENAME_FILES, "will_rename", FILE_OPERATIONS),
+        Route(types.WORKSPACE_DID_RENAME_FILES, "did_rename", FILE_OPERATIONS),
+    ),
+    Feature(WorkspaceSymbols, Route(types.WORKSPACE_SYMBOL, "symbols")),
+)
+"""Every LSP feature, in the order document and workspace events reach them: adding a
+feature is a module with its :class:`LanguageFeature` and one row here."""
+
+
+def register(server: MemlsServer, features: tuple[Feature, ...] = FEATURES) -> None:
+    """Instantiate every feature, route its methods and commands, and register the
+    lifecycle methods that fan events out to all of them."""
     indexed = asyncio.Event()
-    diagnostics = Diagnostics(server)
-    watch = Watch(server)
-    completion = Completion(server)
-    code_actions = CodeActions(server)
-    commands = Commands(server)
-    hover = Hover(server)
-    definition = Definition(server)
-    links = Links(server)
-    symbols = Symbols(server)
-    folding = Folding(server)
-    references = References(server)
-    codelens = CodeLens(server)
-    rename = Rename(server)
-    file_ops = FileOperations(server)
-    workspace_symbols = WorkspaceSymbols(server)
-    server.features = [
-        diagnostics,
-        watch,
-        completion,
-        code_actions,
-        commands,
-        hover,
-        definition,
-        links,
-        symbols,
-        folding,
-        references,
-        codelens,
-        rename,
-        file_ops,
-        workspace_symbols,
-    ]
+    conditional: list[tuple[LanguageFeature, Route]] = []
+    server.features = []
+    for row in features:
+        feature = row.cls(server)
+        server.features.append(feature)
+        for route in row.routes:
+            if route.when is None:
+                _route(server, feature, route, indexed)
+            else:
+                conditional.append((feature, route))
+        for name in row.commands:
+            server.command(name)(feature.handler(name))
+    _register_lifecycle(server, indexed, conditional)
+
+
+def _route(
+    server: MemlsServer, feature: LanguageFeature, route: Route, indexed: asyncio.Event
+) -> None:
+    """Register ``route.method`` to call the feature's ``route.handler`` with the params."""
+    answer = getattr(feature, route.handler)
+    if route.after_indexing:
+
+        async def handler(params: Any) -> Any:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(indexed.wait(), INDEXED_WAIT_SECONDS)
+            return await answer(params)
+
+    else:
+
+        async def handler(params: Any) -> Any:
+            return await answer(params)
+
+    handler.__name__ = handler.__qualname__ = f"{type(feature).__name__}.{route.handler}"
+    server.feature(route.method, route.options)(handler)
+
+
+def _register_lifecycle(
+    server: MemlsServer,
+    indexed: asyncio.Event,
+    conditional: list[tuple[LanguageFeature, Route]],
+) -> None:
+    """The methods every feature hears about: initialisation, configuration, document
+    synchronisation and shutdown, fanned out to each feature's :class:`LanguageFeature`
+    hooks."""
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: MemlsServer, params: types.InitializeParams) -> None:
@@ -86,8 +200,10 @@ def register(server: MemlsServer) -> None:
             folders = [convert.uri_to_path(params.root_uri)]
         ls.memory.folders = [f.resolve() for f in folders if f is not None]
         ls.pull_diagnostics = client_pulls(params.capabilities)
-        if ls.pull_diagnostics:
-            _register_pull(ls, diagnostics, indexed)
+        for feature, route in conditional:
+            assert route.when is not None
+            if route.when(params.capabilities):
+                _route(ls, feature, route, indexed)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: MemlsServer, params: types.InitializedParams) -> None:
@@ -140,126 +256,9 @@ def register(server: MemlsServer) -> None:
         if affected:
             await ls.fan_out(lambda f: f.affected(affected))
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    async def did_change_watched_files(
-        ls: MemlsServer, params: types.DidChangeWatchedFilesParams
-    ) -> None:
-        await watch.did_change_watched_files(params)
-
-    @server.feature(
-        types.TEXT_DOCUMENT_COMPLETION,
-        types.CompletionOptions(trigger_characters=list(TRIGGER_CHARACTERS)),
-    )
-    async def on_completion(
-        ls: MemlsServer, params: types.CompletionParams
-    ) -> types.CompletionList:
-        return await completion.completion(params)
-
-    @server.feature(
-        types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=list(CODE_ACTION_KINDS)),
-    )
-    async def on_code_action(
-        ls: MemlsServer, params: types.CodeActionParams
-    ) -> list[types.CodeAction]:
-        return await code_actions.code_actions(params)
-
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    async def on_hover(ls: MemlsServer, params: types.HoverParams) -> types.Hover | None:
-        return await hover.hover(params)
-
-    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    async def on_definition(
-        ls: MemlsServer, params: types.DefinitionParams
-    ) -> list[types.Location]:
-        return await definition.definition(params)
-
-    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
-    async def on_links(
-        ls: MemlsServer, params: types.DocumentLinkParams
-    ) -> list[types.DocumentLink]:
-        return await links.document_links(params)
-
-    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    async def on_symbols(
-        ls: MemlsServer, params: types.DocumentSymbolParams
-    ) -> list[types.DocumentSymbol] | list[types.SymbolInformation]:
-        return await symbols.document_symbols(params)
-
-    @server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
-    async def on_folding(
-        ls: MemlsServer, params: types.FoldingRangeParams
-    ) -> list[types.FoldingRange]:
-        return await folding.folding_ranges(params)
-
-    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    async def on_references(ls: MemlsServer, params: types.ReferenceParams) -> list[types.Location]:
-        return await references.references(params)
-
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
-    async def on_code_lens(ls: MemlsServer, params: types.CodeLensParams) -> list[types.CodeLens]:
-        return await codelens.code_lens(params)
-
-    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
-    async def on_prepare_rename(
-        ls: MemlsServer, params: types.PrepareRenameParams
-    ) -> types.PrepareRenamePlaceholder | None:
-        return await rename.prepare_rename(params)
-
-    @server.feature(types.TEXT_DOCUMENT_RENAME)
-    async def on_rename(ls: MemlsServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
-        return await rename.rename(params)
-
-    @server.feature(types.WORKSPACE_WILL_RENAME_FILES, FILE_OPERATIONS)
-    async def on_will_rename(
-        ls: MemlsServer, params: types.RenameFilesParams
-    ) -> types.WorkspaceEdit | None:
-        return await file_ops.will_rename(params)
-
-    @server.feature(types.WORKSPACE_DID_RENAME_FILES, FILE_OPERATIONS)
-    async def on_did_rename(ls: MemlsServer, params: types.RenameFilesParams) -> None:
-        await file_ops.did_rename(params)
-
-    @server.feature(types.WORKSPACE_SYMBOL)
-    async def on_workspace_symbol(
-        ls: MemlsServer, params: types.WorkspaceSymbolParams
-    ) -> list[types.SymbolInformation]:
-        return await workspace_symbols.symbols(params)
-
     @server.feature(types.SHUTDOWN)
     async def on_shutdown(ls: MemlsServer, params: Any) -> None:
-        await watch.stop()
-
-    for name in SERVER_COMMANDS:
-        server.command(name)(commands.handler(name))
-
-
-def _register_pull(ls: MemlsServer, diagnostics: Diagnostics, indexed: asyncio.Event) -> None:
-    """Pull diagnostics are advertised only to clients that can also be asked to re-pull.
-
-    VS Code pulls the workspace's diagnostics as soon as the server is up, before it has
-    indexed the roots, and after an (empty) answer waits 2 s before pulling again, whatever
-    the refresh says: the first pull waits for the indexing (bounded), so the Problems panel
-    fills at once."""
-
-    @ls.feature(
-        types.TEXT_DOCUMENT_DIAGNOSTIC,
-        types.DiagnosticOptions(
-            identifier="memls", inter_file_dependencies=True, workspace_diagnostics=True
-        ),
-    )
-    async def document_diagnostic(
-        _ls: MemlsServer, params: types.DocumentDiagnosticParams
-    ) -> types.DocumentDiagnosticReport:
-        return await diagnostics.document_diagnostic(params)
-
-    @ls.feature(types.WORKSPACE_DIAGNOSTIC)
-    async def workspace_diagnostic(
-        _ls: MemlsServer, params: types.WorkspaceDiagnosticParams
-    ) -> types.WorkspaceDiagnosticReport:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(indexed.wait(), INDEXED_WAIT_SECONDS)
-        return await diagnostics.workspace_diagnostic(params)
+        await ls.fan_out(lambda f: f.shutdown())
 
 
 async def _sync(ls: MemlsServer, uri: str, text: str | None) -> set[Path]:

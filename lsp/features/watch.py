@@ -109,6 +109,9 @@ class Watch(LanguageFeature):
         # created its native watcher: changes made after restart() returns are seen.
         await asyncio.sleep(0)
 
+    async def shutdown(self) -> None:
+        await self.stop()
+
     async def stop(self) -> None:
         if self._stop is not None:
             self._stop.set()

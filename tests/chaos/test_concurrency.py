@@ -33,13 +33,14 @@ from typing import Any
 
 import pytest
 
+from memls.core.formats.index import bullets
 from memls.core.fsutil import TEMP_PREFIX
 from memls.core.gitfacade import Git
 from memls.core.ops import ConflictError
 from memls.core.ops.bundle import approve_bundle
 from memls.core.ops.checkpoint import clear_checkpoint, resume_checkpoint, save_checkpoint
 from memls.core.ops.handoff import write_handoff
-from memls.core.ops.index import bullets, migrate_index
+from memls.core.ops.index import migrate_index
 from memls.core.ops.log import append_log
 from memls.core.parse import parse_file
 from memls.core.recall import api

@@ -31,10 +31,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from memls.core.formats.index import bullets
 from memls.core.fsutil import TEMP_PREFIX
 from memls.core.gitfacade import Git
 from memls.core.ops.checkpoint import save_checkpoint
-from memls.core.ops.index import bullets
 from memls.core.parse import parse_file
 from memls.core.recall import api
 from memls.core.snapshot import load_snapshot, ref_commit, save_snapshot

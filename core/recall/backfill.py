@@ -31,7 +31,7 @@ from memls.core.config import Config, load_config
 from memls.core.fsutil import crash_point
 from memls.core.model import FileKind
 from memls.core.parse import kind_for
-from memls.core.recall import search as engine
+from memls.core.recall import semantic
 from memls.core.recall.chunking import (
     CHUNKER_REVISION,
     Chunk,
@@ -440,7 +440,7 @@ def _backfill_locked(
                 store.refresh_file_vectors(collection_id, choice.id, ("topic",))
                 if finished:
                     crash_point()  # crash tests kill here: vectors stored, matrix not saved
-                    engine.save_index(store)  # a fresh process then maps it, not SQL
+                    semantic.save_index(store)  # a fresh process then maps it, not SQL
         seconds = round(time.perf_counter() - started, 3)
         mode = "semantic" if choice.usable else "text"
         record = {

@@ -1,17 +1,22 @@
-"""Links between files: extraction from a document and resolution like a reader would.
+"""The link format: what in a memory file links to another file, and where it leads.
 
-One implementation shared by the rules (IX009 broken index pointers, IX010 reachability,
-IX012 broken links in topic files) and the language server's link graph (references,
-rename, file operations).
+The one link model of memls: one :class:`Link` type, one extractor (:func:`extract_links`)
+and one resolver (:class:`LinkResolver`, a workspace's ``links``). The rules (IX009 broken
+index pointers, IX010 reachability, IX012 broken links in topic files, SZ005 unsafe
+pointers, BN003 index pointers), the link graph (references, rename, file operations) and
+the language server's document links and definitions all read links here, so an editor
+shows exactly the links the rules check, leading to the same files.
 
-Extraction (:func:`extract_links`) finds, outside fenced code and frontmatter:
+Extraction (:func:`extract_links`) finds, outside front matter, fenced or indented code and
+HTML blocks (what a Markdown reader shows as text, not as links):
 
 - ``markdown``  — inline links ``[text](path#anchor)`` (not images, not inside code spans);
 - ``reference`` — reference definitions ``[label]: path``;
 - ``wikilink``  — ``[[target]]``, ``[[target|alias]]``, ``[[target#heading]]``, ``![[embed]]``;
 - ``bullet``    — list items that start with a bare path: ``- feedback-testing.md — …``;
 - ``code``      — file paths written in backticks (`` `memory/deploy.md` ``,
-  `` `src/app.py:42` ``): a path with a ``/`` and an extension, or any ``*.md`` name.
+  `` `src/app.py:42` ``): a path with a ``/`` and an extension, or any ``*.md`` name
+  (a Windows-style ``memory\\deploy.md`` too: SZ005 asks for ``/``).
 
 External URLs (anything with a scheme, ``mailto:``), anchors alone (``#heading``) and
 templated paths (``{name}``, globs) are not file links.
@@ -22,23 +27,23 @@ the same line names (``in `docs/`: `api.md` ``). Wikilinks resolve by file stem 
 the memory root, then the repository (like marksman and Obsidian); backtick and bullet
 paths may also name a file by its path suffix anywhere in the repository. Every existence
 check and every answer is cached, so a file with 400,000 pointers costs one ``stat`` per
-distinct candidate path.
+distinct candidate path. A path that no link of a text holds (a bundle item's target)
+resolves the same way through :meth:`LinkResolver.resolve_written`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import operator
 import os
 import re
-from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable
 from itertools import accumulate
 from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import unquote
 
+from memls.core.gcpause import no_gc
 from memls.core.model import Document, Position, Range
 
 LINK_KINDS = ("markdown", "reference", "wikilink", "bullet", "code")
@@ -52,8 +57,8 @@ MAX_INDEXED_FILES = 200_000
 
 
 class Link(NamedTuple):
-    """A reference from one file to another file, as written (immutable; a flat tuple so
-    that 400,000 of them are cheap to make and hold)."""
+    """A reference from one file to another file, as written: the one link type of memls
+    (immutable; a flat tuple so that 400,000 of them are cheap to make and hold)."""
 
     source: Path  # absolute path of the file containing the link
     line: int  # 0-based line of the target text
@@ -117,8 +122,8 @@ _BULLET_AFTER_BREAK = re.compile(
 _LINK_ITEM = re.compile(r"[ \t]*[-*+][ \t]+\[(?!\[)")  # `- [`: a link, not a bare path
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _LINE_SUFFIX = re.compile(r":\d+(?:[:-]\d+)?$")
-_CODE_PATH = re.compile(
-    r"^(?:~/|\.{1,2}/|/)?(?:[\w@.+-]+/)*[\w@+-][\w@.+-]*\.[A-Za-z][A-Za-z0-9]{0,9}$"
+_CODE_PATH = re.compile(  # folders end in `/` (or `\`, which SZ005 reports)
+    r"^(?:~/|\.{1,2}/|/)?(?:[\w@.+-]+[/\\])*[\w@+-][\w@.+-]*\.[A-Za-z][A-Za-z0-9]{0,9}$"
 )
 _FOLDER = re.compile(r"(?:^|(?<=[\s`(\"']))(?P<dir>(?:\.{0,2}/)?(?:[\w@.+-]+/)+)(?=$|[\s`):,;\"'])")
 _TEMPLATE = re.compile(r"[{}*<>?$|]")
@@ -126,13 +131,45 @@ _TEMPLATE = re.compile(r"[{}*<>?$|]")
 
 def extract_links(doc: Document) -> list[Link]:
     """Every file link of ``doc``, in document order (cached on the immutable document)."""
+    return list(_all_links(doc))
+
+
+def _all_links(doc: Document) -> tuple[Link, ...]:
     cached = doc.extra.get(_CACHE_KEY)
     if isinstance(cached, tuple):
-        return list(cached)
+        return cached
     with no_gc():
         links = tuple(_extract(doc))
     doc.extra[_CACHE_KEY] = links
-    return list(links)
+    return links
+
+
+_LINE: Callable[[Link], int] = operator.itemgetter(Link._fields.index("line"))
+
+
+def link_at(doc: Document, pos: Position) -> Link | None:
+    """The link written at ``pos``: on its target, or anywhere on the text that writes it
+    (a Markdown link's ``[text](…)``, a wikilink's brackets and alias, a code span's
+    backticks). What go-to-definition follows."""
+    links = _all_links(doc)
+    at = bisect_left(links, pos.line, key=_LINE)  # links come in line order
+    on_line: list[Link] = []
+    while at < len(links) and links[at].line == pos.line:
+        on_line.append(links[at])
+        at += 1
+    for link in on_line:
+        if link.range.contains(pos):
+            return link
+    if not on_line:
+        return None
+    line, column = doc.line_text(pos.line), pos.character
+    for pattern in (_INLINE, _WIKI, _CODE_SPAN):
+        for m in pattern.finditer(line):
+            if m.start() <= column <= m.end():
+                for link in on_line:
+                    if m.start() <= link.start < m.end():
+                        return link
+    return None
 
 
 link_key: Callable[[Link], tuple[str, str, tuple[str, ...]]] = operator.itemgetter(
@@ -164,24 +201,6 @@ def distinct_links(doc: Document) -> list[Link]:
     return list(result)
 
 
-@contextlib.contextmanager
-def no_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while many small acyclic objects are made.
-
-    Parsing a 20 MB file makes millions of tuples; every collection pass would walk all
-    of them again (issue 15, item 5: that, not the work, made big files slow). Nothing is
-    lost: these objects are freed by reference counting, and collection resumes after.
-    """
-    enabled = gc.isenabled()
-    if enabled:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def _extract(doc: Document, *, distinct: bool = False) -> list[Link]:
     """The links of ``doc`` in order. ``distinct``: a simple Markdown target already found
     is not made again (the caller keeps the first link per key)."""
@@ -209,11 +228,11 @@ def _extract(doc: Document, *, distinct: bool = False) -> list[Link]:
     special.update(bisect_right(starts, m.start()) for m in _BULLET_AFTER_BREAK.finditer(text))
     if lines and _BULLET_ANYWHERE.match(lines[0]):
         special.add(0)
-    # One flag per line the fast path must leave alone: front matter, fenced code, lines
-    # the line scan reads, very long lines.
+    # One flag per line the fast path must leave alone: front matter, code and HTML blocks,
+    # lines the line scan reads, very long lines.
     skip = bytearray(n)
     skip[:start] = b"\x01" * min(start, n)
-    for fence_start, fence_end in doc.fences:
+    for fence_start, fence_end in _opaque(doc):
         first, last = max(0, fence_start), min(n - 1, fence_end)
         if first <= last:
             skip[first : last + 1] = b"\x01" * (last + 1 - first)
@@ -324,9 +343,15 @@ def _extract_lines(
         yield from _line_links(source, line, ln, has_bracket, has_tick, bullet)
 
 
+def _opaque(doc: Document) -> tuple[tuple[int, int], ...]:
+    """The line spans that hold no links: code blocks and HTML blocks."""
+    return doc.fences + doc.html_blocks if doc.html_blocks else doc.fences
+
+
 def _fence_flags(doc: Document) -> list[bool]:
+    """Per line, whether it is in a code or HTML block."""
     flags = [False] * len(doc.lines)
-    for a, b in doc.fences:
+    for a, b in _opaque(doc):
         for i in range(max(0, a), min(len(flags), b + 1)):
             flags[i] = True
     return flags
@@ -526,6 +551,12 @@ class LinkResolver:
         answer = self._resolve(link)
         self._answers[key] = answer
         return answer
+
+    def resolve_written(self, source: Path, target: str) -> Path | None:
+        """Where ``target``, a path written in ``source`` outside any link (a bundle item's
+        file), leads: where a Markdown link to it would."""
+        source = source if source.is_absolute() else Path(os.path.abspath(source))
+        return self.resolve(Link(source, 0, 0, len(target), target, None, "markdown"))
 
     def resolve_all(self, links: Iterable[Link]) -> list[tuple[Link, Path | None]]:
         return [(link, self.resolve(link)) for link in links]
@@ -774,5 +805,6 @@ __all__ = [
     "distinct_links",
     "extract_links",
     "find_repo_root",
+    "link_at",
     "link_key",
 ]

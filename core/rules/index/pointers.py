@@ -1,0 +1,301 @@
+"""IX009, IX010, IX012: pointers and links — the index's pointers lead to files that exist,
+every topic file is reached by some link from the index, and a topic file's links lead
+somewhere."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from fnmatch import fnmatchcase as fnmatch
+from pathlib import Path
+from urllib.parse import unquote
+
+from memls.core.formats.links import Link, distinct_links, extract_links, link_key
+from memls.core.model import Diagnostic, Document, Range
+from memls.core.parse import parse_file
+from memls.core.rules import RuleContext
+from memls.core.workspace import Layout, Workspace, is_conventional_doc, is_dated
+
+_TARGETS_KEY = "memls.rules.index.pointer_targets"
+
+
+def check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
+    """IX009: pointers of the index that lead nowhere at all."""
+    doc = ctx.doc
+    resolver = ctx.workspace.links
+    # An index of many pointers repeats its targets: each distinct one is resolved once,
+    # and only when one leads nowhere are all the links made, to report each pointer to it.
+    missing = {link_key(link) for link in distinct_links(doc) if resolver.resolve(link) is None}
+    if not missing:
+        return
+    for link in extract_links(doc):
+        if link_key(link) not in missing or not _reportable(ctx.workspace, link, doc):
+            continue
+        yield ctx.diag(
+            "IX009",
+            f"pointer to `{link.target}`, which exists nowhere (not beside {doc.name}, in the "
+            "memory root or the repository): fix the path, create the file, or remove the "
+            "pointer",
+            link.range,
+        )
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_PLACEHOLDER = re.compile(
+    r"(?i)kebab-case|snake_case|example|placeholder|your[-_]|xxx|yyyy|[-_]name\.md$|^name[-_]"
+)
+_POINTER_START = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\*\*)?`$")
+
+
+def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
+    """Whether a link that does not resolve is a finding (conservative for backtick paths)."""
+    target = link.target
+    if "\\" in target or _CONTROL.search(target):
+        return False  # SZ005 reports it
+    line = doc.line_text(link.line) if doc is not None else ""
+    if link.kind in ("wikilink", "markdown") and _explains_syntax(link, line):
+        return False  # `use the [[filename]] format`: an example of the syntax, no link
+    if link.kind == "wikilink":
+        return _norm_words(target) not in _SYNTAX_WORDS
+    if _beyond_reach(ws, link, target):
+        return False
+    if link.kind in ("markdown", "reference"):
+        return True
+    if not target.casefold().endswith(".md") or target.startswith("~"):
+        return False  # a home path is this machine's business, not the memory's
+    if link.kind == "bullet":
+        # `- NOW.md — what it holds` presents a pointer; `- NOW.md "lifeboat" file, an idea
+        # from …` mentions a file name in prose.
+        return doc is None or _presented_as_pointer(line, link)
+    if _PLACEHOLDER.search(target.rsplit("/", 1)[-1]):
+        return False  # `category/kebab-case-name.md`: a template, not a pointer
+    # A backtick path is a pointer when it names a memory file (a bare name, or a path
+    # under ``memory/``), or when its folder exists but the file does not; a template such
+    # as `category/kebab-case-name.md` names a folder that exists nowhere either.
+    parts = target.lstrip("./").split("/")
+    leading = doc is not None and _POINTER_START.match(line[: link.start]) is not None
+    if leading and not _presented_as_pointer(line, link):
+        return False  # - `NOW.md` "lifeboat" file, …: a file name in prose
+    if len(parts) == 1 or parts[0] == "memory" or ws.layout is Layout.WORKSPACE:
+        return True  # an agent workspace's MEMORY.md names its files in backticks
+    if leading:
+        return True  # `- `path.md` — what it is`: a pointer bullet
+    folder = "/".join(parts[:-1])
+    bases = [link.source.parent, ws.root] + ([ws.repo_root] if ws.repo_root else [])
+    return any(ws.links.exists(base / folder) for base in bases)
+
+
+_SYNTAX_WORDS = frozenset({"wikilink", "wikilinks", "wiki link", "wiki links", "link", "links"})
+"""`[[wikilinks]]` in prose mentions the syntax; it names no note."""
+_PLACEHOLDER_NAMES = frozenset(
+    {
+        "filename",
+        "file name",
+        "file",
+        "note",
+        "note name",
+        "notename",
+        "page",
+        "page name",
+        "name",
+        "title",
+        "target",
+        "path",
+        "url",
+        "slug",
+        "topic",
+        "something",
+        "foo",
+        "bar",
+        "x",
+    }
+)
+"""Targets that name a kind of thing, not a file: `[[filename]]`, `[text](url)`."""
+_SYNTAX_TALK = re.compile(r"(?i)\b(?:syntax|format|formatted|notation|convention|wiki-?links?)\b")
+_QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»"}
+
+
+def _explains_syntax(link: Link, line: str) -> bool:
+    """A link written as an example of the syntax: a placeholder target (``[[filename]]``,
+    ``[text](url)``), a link in quotes, or a made-up target in a sentence about the format."""
+    word = _norm_words(link.target.removesuffix(".md"))
+    if word in _PLACEHOLDER_NAMES or _PLACEHOLDER.search(link.target.rsplit("/", 1)[-1]):
+        return True
+    if not line:
+        return False
+    open_at = line.rfind("[", 0, link.start)
+    open_at = open_at - 1 if link.kind == "wikilink" and open_at > 0 else open_at
+    close_at = line.find(")" if link.kind == "markdown" else "]]", link.end)
+    if close_at != -1:
+        close_at += 1 if link.kind == "markdown" else 2
+    before = line[open_at - 1] if open_at > 0 else ""
+    after = line[close_at] if 0 <= close_at < len(line) else ""
+    if before in _QUOTES and after == _QUOTES[before]:
+        return True  # "[[filename]]": quoted, as an example
+    return link.kind == "wikilink" and _SYNTAX_TALK.search(line) is not None
+
+
+_POINTER_AFTER = re.compile(r"^`?(?:\*\*)?\s*(?:$|[—–:(,;|→]|-{1,2}(?:\s|$)|->|\[)")
+
+
+def _beyond_reach(ws: Workspace, link: Link, target: str) -> bool:
+    """A path memls cannot judge from the repository: in the home folder (``~/…``, this
+    machine's business), a site path with no file extension (``/automation/orders``), or a
+    relative path that climbs out of the repository (``../../../plans/x.md`` from a copy of
+    a home memory folder)."""
+    if target.startswith("~"):
+        return True
+    if target.startswith("/"):
+        return "." not in target.rsplit("/", 1)[-1]
+    repo = ws.repo_root
+    if repo is None or not target.startswith(".."):
+        return False  # without a repository the path is on this machine: judged
+    landed = os.path.normpath(os.path.join(str(link.source.parent), unquote(target)))
+    if landed == str(repo) or landed.startswith(str(repo) + os.sep):
+        return False
+    # It leaves the repository. A copy of a home folder may come back in through a folder
+    # the repository has (`../../../dotfiles/knowledge/x.md` → `knowledge/`): judged; a
+    # folder the repository does not have (`../../../plans/`) is another machine's.
+    parts = [p for p in unquote(target).split("/")[:-1] if p not in ("", ".", "..")]
+    return not any((repo / "/".join(parts[i:])).is_dir() for i in range(len(parts)))
+
+
+def _presented_as_pointer(line: str, link: Link) -> bool:
+    """Whether a bullet's leading path is presented as a pointer: nothing after it, or a
+    separator (`—`, `:`, `(` …) before what it is; a path followed by words is prose."""
+    return _POINTER_AFTER.match(line[link.end :]) is not None
+
+
+def _norm_words(text: str) -> str:
+    return " ".join(re.split(r"[-_\s]+", text.strip().casefold()))
+
+
+def check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
+    """IX012: Markdown links and wikilinks in a topic file that lead nowhere."""
+    doc = ctx.doc
+    resolver = ctx.workspace.links
+    for link in extract_links(doc):
+        if link.kind not in ("markdown", "reference", "wikilink"):
+            continue
+        if not _reportable(ctx.workspace, link, doc) or resolver.resolve(link) is not None:
+            continue
+        shown = f"[[{link.target}]]" if link.kind == "wikilink" else f"`{link.target}`"
+        yield ctx.diag(
+            "IX012",
+            f"link to {shown}, which exists nowhere (not beside this file, in the memory root "
+            "or the repository): fix the link, or create the file it names",
+            link.range,
+        )
+
+
+def check_unreferenced(ctx: RuleContext) -> Iterator[Diagnostic]:
+    ws = ctx.workspace
+    doc = ctx.doc
+    if ws.layout is Layout.WORKSPACE or doc.path.parent.name == "transcripts":
+        return  # an agent workspace's MEMORY.md is curated memory, not a pointer index
+    if is_dated(doc.path) or is_conventional_doc(doc.path):
+        return  # a daily log, or README.md / AGENTS.md: found by date or by name
+    index = ws.index()
+    if index is None:
+        return
+    reached = reachable(ws)
+    if reached is None:
+        return  # the index points at no file at all: it is not used as a pointer index
+    if doc.path in reached:
+        return
+    rel = Path(os.path.relpath(doc.path, ws.index_path.parent)).as_posix()
+    yield ctx.diag(
+        "IX010",
+        f"no link reaches {rel} (from {ws.index_path.name} or the topic files it links): add "
+        f"a pointer (e.g. `- [{doc.path.stem}]({rel})`) so the memory is found, or delete "
+        "the file",
+        Range.line(0, min(len(doc.line_text(0)), 1000)),
+    )
+
+
+def reachable(ws: Workspace) -> frozenset[Path] | None:
+    """Memory files reachable from the index through links (Markdown, wikilinks, bullets,
+    backtick paths) of the index and of every file reached; None when the index links to
+    no file at all. Computed once per workspace generation."""
+    return ws.memo(_TARGETS_KEY, lambda: _reachable(ws))
+
+
+def _reachable(ws: Workspace) -> frozenset[Path] | None:
+    index = ws.index()
+    if index is None:
+        return None
+    members = set(ws.paths())
+    resolver = ws.links
+    seen: set[Path] = {index.path}
+    frontier = [index, *_agent_instructions(ws)]
+    pointed = False
+    stems: dict[str, list[Path]] | None = None
+    while frontier:
+        doc = frontier.pop()
+        targets = [t for link in distinct_links(doc) if (t := resolver.resolve(link)) is not None]
+        if doc is index and "`" in doc.text:  # the index lists `deploy-notes`, `p6a-*`
+            if stems is None:
+                stems = {}
+                for p in members:
+                    stems.setdefault(p.stem.casefold(), []).append(p)
+            targets.extend(_named_by_stem(doc.text, stems))
+        for target in targets:
+            if doc is index and target != index.path and target in members:
+                pointed = True
+            if target in seen or target not in members:
+                continue
+            seen.add(target)
+            nxt = ws.document(target)
+            if nxt is not None:
+                frontier.append(nxt)
+    return frozenset(seen) if pointed else None
+
+
+_STEM_SPAN = re.compile(r"`([\w*?-][\w.*?-]{1,80})`")
+_STEM_RANGE = re.compile(r"`([\w-]{1,40})\*`\s*(?:…|\.\.\.?|–|—|to)\s*`([\w-]{1,40})\*`")
+
+
+def _natural(text: str) -> list[str | int]:
+    """``p6a-x`` < ``p11-y``: digits compare as numbers."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
+
+
+def _named_by_stem(text: str, stems: dict[str, list[Path]]) -> list[Path]:
+    """Files a text names in backticks by stem (`` `deploy-notes` ``) or by a glob of
+    stems (`` `p6a-*` ``), as an index that lists its topic files by name does."""
+    out: list[Path] = []
+    for m in _STEM_RANGE.finditer(text):  # `p6a-*` … `p16-*`: the whole ladder between
+        low, high = _natural(m.group(1).casefold()), _natural(m.group(2).casefold() + "\uffff")
+        out.extend(
+            p for stem, paths in stems.items() if low <= _natural(stem) <= high for p in paths
+        )
+    spans = (m.group(1).casefold().removesuffix(".md") for m in _STEM_SPAN.finditer(text))
+    for token in dict.fromkeys(spans):
+        if "*" in token or "?" in token:
+            out.extend(p for stem, paths in stems.items() if fnmatch(stem, token) for p in paths)
+        else:
+            out.extend(stems.get(token, ()))
+    return out
+
+
+AGENT_INSTRUCTIONS = ("CLAUDE.md", "AGENTS.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
+"""Files an agent loads by convention: a memory file they link is reachable too."""
+
+
+def _agent_instructions(ws: Workspace) -> list[Document]:
+    out: list[Document] = []
+    bases = [ws.root] + ([ws.repo_root] if ws.repo_root is not None else [])
+    for base in dict.fromkeys(bases):
+        for rel in AGENT_INSTRUCTIONS:
+            path = base / rel
+            doc = ws.document(path) if ws.contains(path) else None
+            if doc is None and path.is_file():
+                try:
+                    if path.stat().st_size <= 1_000_000:
+                        doc = parse_file(path)
+                except OSError:
+                    doc = None
+            if doc is not None:
+                out.append(doc)
+    return out
