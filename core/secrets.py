@@ -548,6 +548,37 @@ def find_secrets(text: str, *, fences: Iterable[tuple[int, int]] = ()) -> list[S
     return _non_overlapping(found)
 
 
+_LINE_LEAD = re.compile(r"[\s>]*(?:(?:[-*+]|\d{1,3}[.)])\s+)?(?:\[[ xX]\]\s+)?(?:export\s+)?[*_`]*")
+_IDENTIFIER_NAME = re.compile(
+    r"[A-Za-z0-9.-]*_[A-Za-z0-9_.-]*|[A-Z0-9][A-Z0-9.-]+|[a-z0-9]+[A-Z]\w*"
+)
+
+
+def _assignment_at(segment: str, at: int, name: str) -> bool:
+    """Whether a secret's name at ``at`` starts a setting rather than sits in a sentence:
+    it opens its line (after a list marker, ``export``, bold), or it is an identifier
+    (``JWT_SECRET``, ``API_KEY``, ``clientSecret``)."""
+    line_start = segment.rfind("\n", 0, at) + 1
+    if _LINE_LEAD.fullmatch(segment, line_start, at):
+        return True
+    return _IDENTIFIER_NAME.fullmatch(name.rsplit(maxsplit=1)[-1]) is not None
+
+
+def _credible_prose_value(value: str) -> bool:
+    """A value after a secret's name in a sentence that looks like a secret: not a word or
+    two (``approved``, ``write-access``, ``Pending``), not a list of settings
+    (``karma=12k``), and, when shorter than 16 characters, with a digit or mixed case."""
+    if "=" in value.rstrip("="):
+        return False  # `credentials: karma=12k, …`: settings, not the value
+    if re.fullmatch(r"[A-Za-z]+(?:[-'.][A-Za-z]+)?", value) and not (
+        len(value) >= 24 and _shannon(value) >= 4.0
+    ):
+        return False  # one or two words (hyphenated, capitalised or not)
+    digit = any(c.isdigit() for c in value)
+    mixed = any(c.islower() for c in value) and sum(1 for c in value[1:] if c.isupper()) > 0
+    return len(value) >= 16 or digit or mixed
+
+
 def _scan_segment(segment: str, base: int, in_fence: bool) -> Iterator[Secret]:
     for match in _PROVIDERS.finditer(segment):
         value = match.group(0).rstrip(".")
@@ -577,6 +608,13 @@ def _scan_segment(segment: str, base: int, in_fence: bool) -> Iterator[Secret]:
             value, value_start = value[1:], value_start + 1  # ${VAR:-default}: the default
         if not secret_name(name):
             continue
+        if not (match["q"] or in_fence or _assignment_at(segment, match.start("name"), name)):
+            # a secret's name in a sentence: what follows must look like a secret, not
+            # like the next words ("credentials: approved.", "API key=REQUIRED.")
+            trimmed = value.rstrip(".,;:!?)")
+            if not trimmed or not _credible_prose_value(trimmed):
+                continue
+            value = trimmed
         password_name = (
             "pass" in name.lower()
             or "pwd" in name.lower()

@@ -151,6 +151,59 @@ def typed_memories_counted(folder: Path, limit: int = 40) -> tuple[int, int, int
     return sampled, typed, total
 
 
+_FM_KEY = re.compile(r"^\s*(?P<key>name|description|type)\s*:(?P<value>.*)$", re.MULTILINE)
+_FM_ANY_KEY = re.compile(r"^[\w-]+\s*:", re.MULTILINE)
+
+
+def claude_frontmatter(fm: str) -> bool | None:
+    """Whether a frontmatter block follows Claude Code's memory schema: ``name`` and
+    ``description``, or a ``type`` from its set (user, feedback, project, reference) —
+    True; None when it is another schema (``type: adr``, ``tags``/``updated`` only);
+    False when it starts Claude Code's schema but lacks or empties a key, or is empty (a
+    slip)."""
+    keys: dict[str, str] = {}
+    for m in _FM_KEY.finditer(fm):
+        keys.setdefault(m["key"], m["value"].strip().strip("'\"").strip())
+    kind = keys.get("type")
+    if kind and kind.casefold() not in MEMORY_TYPES:
+        return None if not ("name" in keys and "description" in keys) else True
+    if keys.get("name") and keys.get("description"):
+        return True
+    if kind:
+        return True
+    if keys or not _FM_ANY_KEY.search(fm):
+        return False  # Claude Code's keys begun, or an empty block
+    return None
+
+
+def claude_memories_counted(folder: Path, limit: int = 40) -> tuple[int, int, int, int]:
+    """(topic files sampled, of which carry frontmatter, of which in Claude Code's schema
+    (:func:`claude_frontmatter`), topic files in all) in ``folder``."""
+    sampled = fronted = claude = total = 0
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return 0, 0, 0, 0
+    for entry in entries:
+        name = entry.name
+        if not name.endswith(".md") or name in ("MEMORY.md", "LOG.md") or name.startswith("."):
+            continue
+        path = Path(entry.path)
+        if kind_for(path) is not FileKind.TOPIC or is_dated(path):
+            continue
+        total += 1
+        if sampled >= limit:
+            continue
+        sampled += 1
+        fm = _frontmatter_head(path)
+        if fm is None:
+            continue
+        fronted += 1
+        if claude_frontmatter(fm):
+            claude += 1
+    return sampled, fronted, claude, total
+
+
 def _typed_words(typed: int, sampled: int, total: int, what: str) -> str:
     """'3 of 5 topic files', or '39 of the first 40 of 54 topic files' when not all were read."""
     if sampled >= total:
@@ -187,10 +240,10 @@ def layout_choice(root: Path) -> LayoutChoice:
         add(Layout.CLAUDE, 3, "the folder is Claude Code's ~/.claude/projects/<slug>/memory")
     elif root.name in ("memory", "memories") and root.parent.name == ".claude":
         add(Layout.CLAUDE, 3, f"the folder is a project's .claude/{root.name}")
-    sampled, typed, total = typed_memories_counted(root)
-    if typed and isfile("MEMORY.md"):
-        words = _typed_words(typed, sampled, total, "topic files")
-        add(Layout.CLAUDE, 2, f"{words} carry name/description/type")
+    sampled, _, claude, total = claude_memories_counted(root)
+    if claude and isfile("MEMORY.md"):
+        words = _typed_words(claude, sampled, total, "topic files")
+        add(Layout.CLAUDE, 2, f"{words} carry Claude Code's name/description/type frontmatter")
     # Orchestrator (MS4PI)
     if has_memory_dir:
         if isfile("LOG.md"):
@@ -326,10 +379,51 @@ KIND_RULES: dict[RootKind, str] = {
 """What each kind of root is judged by, in words (for `memls check --verbose` and JSON)."""
 
 
+_ABOUT_HANDOFFS = re.compile(
+    r"[-_. ](?:protocol|template|guide|guidelines|instructions|howto|how-to)$", re.IGNORECASE
+)
+"""A name's ending that makes a handoff-named file a document about handoffs."""
+
+
 def is_handoff_name(name: str) -> bool:
     """``.handoff.md``, ``HANDOFF.md``, ``handoff.md``, ``HANDOFF-2026-11.md`` (any case);
-    a template (``handoff-template.md``) is not a handoff."""
-    return _HANDOFF_NAME.match(name) is not None and "template" not in name.lower()
+    a template (``handoff-template.md``), a protocol or a guide (``HANDOFF-PROTOCOL.md``,
+    ``handoff_guide.md``) is not a handoff."""
+    if _HANDOFF_NAME.match(name) is None or "template" in name.lower():
+        return False
+    return _ABOUT_HANDOFFS.search(name[: -len(".md")]) is None
+
+
+_HANDOFF_STATE = re.compile(
+    r"(?<!\d)(?:19|20)\d{2}-\d{2}-\d{2}(?!\d)|(?<!\d)(?:19|20)\d{2}/\d{1,2}/\d{1,2}(?!\d)"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2},? \d{4}\b"
+    r"|\b\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]* \d{4}\b"
+    r"|\b(?:branch|branches|commit|commits|committed|sha)\b|\b(?-i:HEAD)\b"
+    r"|^\s{0,3}#{1,6}\s*(?:\d+[.)]?\s*)?[^\w\n]*(?:current[- ]state|current[- ]status|status"
+    r"|state|where (?:we|things) (?:are|stand)|next[- ]steps?|next[- ]actions?|next up|todo"
+    r"|open work|in progress|progress|done|completed|left off|resume|remaining|tl;?dr|summary"
+    r"|context|key files|decisions?|objective|mission|plan|open questions|blockers?"
+    r"|known issues|risks?)\b"
+    r"|`[^`\n]*[\w-]/[\w.-]+`|`[\w-]+\.(?:py|ts|tsx|js|go|rs|rb|java|sh|toml|ya?ml|json)`",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def handoff_has_state(text: str) -> bool:
+    """Whether a handoff-named text carries state for the next agent: a date, a branch or a
+    commit, a section of state (Current State, Next Steps, TL;DR, Context, Key Files,
+    Decisions, Plan …), or a file it names in a code span. A file with none of them (a
+    note on how to hand off) is no handoff."""
+    return _HANDOFF_STATE.search(text) is not None
+
+
+def _handoff_file_has_state(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(65536).decode("utf-8", "replace")
+    except OSError:
+        return True  # unreadable: judged (and reported) as the handoff its name says
+    return handoff_has_state(head)
 
 
 def is_hermes_memory(folder: Path) -> bool:
@@ -432,11 +526,12 @@ def _handoff_files(folder: Path) -> list[Path]:
     if folder.name.lower() in NOT_MEMORY_FOLDERS:
         return []
     try:
-        return sorted(
+        named = [
             Path(e.path) for e in os.scandir(folder) if is_handoff_name(e.name) and e.is_file()
-        )
+        ]
     except OSError:
         return []
+    return sorted(p for p in named if _handoff_file_has_state(p))
 
 
 _NESTED_KINDS = {
@@ -1053,6 +1148,8 @@ def _is_virtualenv(path: Path) -> bool:
 def _own_folders(folder: Path, kind: RootKind, layout: Layout | None) -> set[str]:
     """Subfolders that belong to a root found at ``folder`` (not searched for more roots)."""
     if kind in _NESTED_KINDS or kind is RootKind.CODEX:
+        if _NESTED_KINDS.get(kind) == 0:
+            return set()  # Hermes reads only its own files: a subfolder may be a root
         return {"*"}
     if layout in (Layout.ORCHESTRATOR, Layout.WORKSPACE):
         return {"memory", "transcripts"}
@@ -1075,6 +1172,10 @@ def _walk_candidate(path: Path, top: bool) -> RootKind | None:
         return RootKind.MEMORY
     if not top and name in ("memory", "memories", ".memory") and _looks_like_memory_folder(path):
         return RootKind.MEMORY
+    if is_claude_project_memory(path):
+        return RootKind.MEMORY  # .claude/memory with notes and no MEMORY.md: no index
+    if name.lower() in LESSON_FOLDERS and _markdown_count(path) >= 2:
+        return RootKind.MEMORY  # an agent's learnings/ (an index and its topic files)
     if _journal_log_in(path) or (name.startswith(".") and _has_memory_note(path)):
         return RootKind.MEMORY  # docs/log.md as a journal; a tool's .wolf/memory.md
     if name == "memories" and parent != ".claude":
@@ -1092,12 +1193,77 @@ MEMORY_FOLDER_NAMES = frozenset({"memory", "memories", ".memory"})
 
 
 def _has_memory_note(folder: Path) -> bool:
-    """A ``memory.md`` (any case) in a hidden folder: an agent tool's memory (``.wolf/``);
-    in a visible one it is as often a page about a memory feature."""
+    """A ``memory.md`` (any case) in a hidden folder, or two or more memory notes by name
+    (decisions.md, lessons.md, notes.md, learnings.md, session-summaries.md,
+    observations.md): an agent tool's memory (``.wolf/``, a tool's ``.<name>/``); in a
+    visible one it is as often a page about a memory feature."""
     try:
-        return any(e.name.lower() == "memory.md" and e.is_file() for e in os.scandir(folder))
+        names = [e.name for e in os.scandir(folder) if is_markdown_name(e.name) and e.is_file()]
     except OSError:
         return False
+    if any(n.lower() == "memory.md" for n in names):
+        return True
+    return sum(1 for n in names if is_memory_note_name(n)) >= 2
+
+
+LESSON_FOLDERS = frozenset({"learnings", "lessons", "lessons-learned", "lessons_learned"})
+"""Folders of what an agent learned, one topic per file: memory by their name."""
+
+
+def _markdown_count(folder: Path) -> int:
+    try:
+        return sum(1 for e in os.scandir(folder) if is_markdown_name(e.name) and e.is_file())
+    except OSError:
+        return 0
+
+
+MEMORY_NOTE_WORDS = frozenset(
+    {
+        "decision", "decisions", "lesson", "lessons", "note", "notes", "learning", "learnings",
+        "observation", "observations", "session-summary", "session-summaries",
+    }
+)  # fmt: skip
+"""Names agents give their memory notes (a file's stem, or its first or last word)."""
+
+
+def is_memory_note_name(name: str) -> bool:
+    """``decisions.md``, ``lessons-learned.md``, ``self-observations.md``, ``NOTES.md``."""
+    if not is_markdown_name(name):
+        return False
+    stem = name[:-3].lower().replace("_", "-").replace(" ", "-")
+    if stem in MEMORY_NOTE_WORDS:
+        return True
+    words = stem.split("-")
+    return len(words) > 1 and (words[0] in MEMORY_NOTE_WORDS or words[-1] in MEMORY_NOTE_WORDS)
+
+
+def is_claude_project_memory(folder: Path) -> bool:
+    """A project's ``.claude/memory/`` (or a subagent's ``.claude/agent-memory/<name>/``)
+    holding Markdown: memory by where it is, with or without a MEMORY.md index."""
+    parent = folder.parent
+    placed = (parent.name == ".claude" and folder.name == "memory") or (
+        parent.name == "agent-memory" and parent.parent.name == ".claude"
+    )
+    if not placed:
+        return False
+    try:
+        return any(is_markdown_name(e.name) and e.is_file() for e in os.scandir(folder))
+    except OSError:
+        return False
+
+
+PERSONA_FILES = ("SOUL.md", "IDENTITY.md", "LEARNINGS.md")
+"""Files of an agent's persona: a MEMORY.md beside them is that agent's memory."""
+
+
+def _persona_memory(folder: Path) -> bool:
+    """A MEMORY.md beside an agent's persona files (SOUL.md, IDENTITY.md, LEARNINGS.md, or
+    AGENTS.md outside a documentation folder), at any depth: that agent's own memory."""
+    if not (folder / "MEMORY.md").is_file():
+        return False
+    if any((folder / n).is_file() for n in PERSONA_FILES):
+        return True
+    return (folder / "AGENTS.md").is_file() and folder.name.lower() not in DOC_FOLDERS
 
 
 def _memory_by_content(folder: Path) -> bool:
@@ -1115,6 +1281,7 @@ def _memory_by_content(folder: Path) -> bool:
     return (
         folder.parent.name == ".claude"
         or is_claude_memory_dir(folder)
+        or _persona_memory(folder)
         or reads_like_index(folder / "MEMORY.md")
     )
 

@@ -196,7 +196,7 @@ def test_handoffs_by_other_names(tmp_path: Path) -> None:
         repo,
         {
             "HANDOFF.md": "# Handoff\n\n## Current State\nParser done.\n\n## Next Steps\n\n",
-            "docs/HANDOFF.md": "# The persistent guide\n\nRead this first.\n",
+            "docs/HANDOFF.md": "# The persistent guide\n\nUpdated 2026-11-20. Read this first.\n",
             "docs/ARCHITECTURE.md": "# Architecture\n",
             "docs/handoff-template.md": "# Handoff template\n\n## Current State\n\n",
             "packages/api/.handoff.md": "# Handoff\n\n## Current State\nAPI half done.\n",
@@ -393,3 +393,93 @@ def test_a_dated_log_md_and_a_tools_hidden_memory_md_are_memory(tmp_path: Path) 
     assert set(roots) == {"docs", ".wolf"}
     assert roots["docs"]["files"] == ["docs/log.md"]  # a LOG; guide.md is the project's
     assert roots[".wolf"]["file_count"] == 2
+
+
+def test_claude_memory_without_an_index_is_a_root(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            ".claude/memory/decisions.md": "# Decisions\n\n- SQLite for the cache.\n",
+            ".claude/memory/lessons-learned.md": "# Lessons\n\n- See [gone](gone.md).\n",
+            ".claude/agent-memory/reviewer/patterns.md": "# Patterns\n\n- Small diffs.\n",
+        },
+    )
+    data = _check(repo)
+    roots = _roots(data)
+    assert set(roots) == {".claude/memory", ".claude/agent-memory/reviewer"}
+    root = roots[".claude/memory"]
+    assert root["kind"] == "memory"
+    assert root["files"] == [".claude/memory/decisions.md", ".claude/memory/lessons-learned.md"]
+    assert any("no MEMORY.md index" in n for n in root["notes"])
+    # with no index, links are still judged (a dead link), and no index rule asks for one
+    assert _codes(data) == [(".claude/memory/lessons-learned.md", "IX012")]
+
+
+def test_a_hidden_tool_folder_of_memory_notes_is_a_root(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            ".mytool/decisions.md": "# Decisions\n\n- Keep the API flat.\n",
+            ".mytool/session-summaries.md": "# Sessions\n\n- Wrote the parser.\n",
+            ".mytool/plans/next.md": "# Next\n",
+            ".other/notes.md": "# One note is not enough\n",
+            "docs/decisions.md": "# Decisions\n",
+            "docs/notes.md": "# Notes\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert set(roots) == {".mytool"}
+    assert roots[".mytool"]["files"] == [".mytool/decisions.md", ".mytool/session-summaries.md"]
+
+
+def test_a_persona_memory_at_any_depth_is_a_root(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    prose = "# Memory\n\nThe user prefers short drafts.\nWe finished the outline last time.\n"
+    _write(
+        repo,
+        {
+            "agents/scribe/SOUL.md": "# Soul\n\nI write.\n",
+            "agents/scribe/AGENTS.md": "# Rules\n",
+            "agents/scribe/MEMORY.md": prose,
+            "team/bots/critic/IDENTITY.md": "# Critic\n",
+            "team/bots/critic/MEMORY.md": prose,
+            "docs/AGENTS.md": "# Agents\n",
+            "docs/MEMORY.md": "# Memory\n\nHow the memory feature of the app works.\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert set(roots) == {"agents/scribe", "team/bots/critic"}
+
+
+def test_a_folder_below_a_hermes_root_is_a_root_of_its_own(tmp_path: Path) -> None:
+    repo = tmp_path / "hermes-home"
+    _write(
+        repo,
+        {
+            "MEMORY.md": "Likes tea.\n§\nWorks nights.\n§\nUses vim.\n§\nLives in Oslo.\n",
+            "memories/MEMORY.md": "Project uses Go.\n§\nTests in pkg/.\n",
+            "memories/USER.md": "Prefers terse answers.\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert set(roots) == {".", "memories"}
+    assert roots["memories"]["kind"] == "hermes"
+    assert roots["."]["files"] == ["MEMORY.md"]
+
+
+def test_a_learnings_folder_is_a_root_and_a_protocol_is_no_handoff(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            ".specs/HANDOFF-PROTOCOL.md": "# Handoff protocol\n\n## Steps\n1. Write it.\n",
+            ".specs/vision.md": "# Vision\n",
+            ".specs/learnings/index.md": "# Learnings\n\n- [Testing](testing.md)\n",
+            ".specs/learnings/testing.md": "# Testing\n\n- Mock the clock.\n",
+            "tools/handoff.md": "# Handing off\n\nWrite what you did, in your own words.\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert set(roots) == {".specs/learnings"}  # neither the protocol nor the how-to

@@ -127,3 +127,23 @@ def test_ix011_leaves_a_repository_memory_folder_that_claude_code_does_not_cut(
     ws = Workspace(alone, Config(select=("IX011",)))
     if ws.repo_root is None:
         assert _codes(ws, "MEMORY.md") == ["IX011"]
+
+
+def test_ix010_a_file_the_repositorys_hooks_write_and_inject_is_reached(tmp_path: Path) -> None:
+    """A session log a Claude Code hook writes (and SessionStart injects) needs no index
+    link; the same file no hook, command or setting names is unreachable."""
+    (tmp_path / ".git").mkdir()
+    memory = tmp_path / ".claude" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text("# Memory\n\n- [Decisions](decisions.md)\n")
+    (memory / "decisions.md").write_text("- sqlite\n")
+    (memory / "session-log.md").write_text("# Session log\n\n- worked on auth\n")
+    ws = Workspace(memory, Config(select=("IX010",)))
+    assert _codes(ws, "session-log.md") == ["IX010"]
+    hooks = tmp_path / ".claude" / "hooks"
+    hooks.mkdir()
+    (hooks / "precompact.sh").write_text(
+        '#!/bin/sh\necho "- $(date)" >> "$CLAUDE_PROJECT_DIR/.claude/memory/session-log.md"\n'
+    )
+    ws = Workspace(memory, Config(select=("IX010",)))
+    assert _codes(ws, "session-log.md") == []

@@ -249,3 +249,44 @@ def test_a_file_the_handoff_expected_to_go_is_no_finding(repo: Path) -> None:
     git(repo, "commit", "-q", "-m", "no build script")
     found = _check(repo, ".handoff.md", ("HO005",))
     assert [d.range.start.line for d in found] == [4, 7]
+
+
+def test_archived_and_replaced_handoffs_are_history(repo: Path) -> None:
+    """A handoff in an archive folder, or dated by its name with a newer handoff in the
+    repository, is a record: no staleness finding, however many commits followed it."""
+    old = HANDOFF.replace("2026-05-01", "2020-01-01")
+    commit_file(repo, "archive/handoff-2020-01-01.md", old, "archive a handoff")
+    commit_file(repo, "notes/old/HANDOFF.md", old, "an old handoff")
+    commit_file(repo, "notes/handoff-2020-01-02.md", old, "a dated handoff")
+    commit_file(repo, "notes/handoff-2026-12-01.md", old, "the newest dated handoff")
+    for n in range(3):
+        commit_file(repo, f"src/h{n}.py", "x\n", f"work {n}")
+    codes = ("HO004", "HO005", "HO006", "HO007")
+    assert _check(repo / "archive", "handoff-2020-01-01.md", codes, stale_commits=2) == []
+    assert _check(repo / "notes" / "old", "HANDOFF.md", codes, stale_commits=2) == []
+    assert _check(repo / "notes", "handoff-2020-01-02.md", codes, stale_commits=2) == []
+    # the newest handoff by its name (dated after the live one was last committed), and the
+    # live .handoff.md, are still judged
+    [newest] = _check(repo / "notes", "handoff-2026-12-01.md", ("HO006",), stale_commits=2)
+    assert newest.code == "HO006"
+    [live] = _check(repo, ".handoff.md", ("HO006",), stale_commits=2)
+    assert live.code == "HO006"
+
+
+def test_a_dated_handoff_replaced_by_a_later_undated_one_is_history(repo: Path) -> None:
+    commit_file(repo, "handoff-2020-01-01.md", HANDOFF, "a dated handoff")
+    for n in range(3):
+        commit_file(repo, f"src/u{n}.py", "x\n", f"work {n}")
+    assert _check(repo, "handoff-2020-01-01.md", ("HO006",), stale_commits=2) == []
+
+
+def test_an_archived_checkpoint_is_history(repo: Path) -> None:
+    cp = (
+        "# Checkpoint: a\n\n- **Branch:** `main`\n- **Saved:** 2026-11-29 10:00\n\n"
+        "## Next Action: Edit\nEdit `docs/plan.md` next.\n"
+    )
+    commit_file(repo, "mem/archive/checkpoint-a.md", cp, "checkpoint")
+    git(repo, "rm", "-q", "docs/plan.md")
+    git(repo, "commit", "-q", "-m", "plan done")
+    root = repo / "mem" / "archive"
+    assert _check(root, "checkpoint-a.md", ("CP023", "CP024", "CP025"), stale_commits=1) == []

@@ -386,3 +386,35 @@ def test_resume_and_list_show_a_checkpoints_secret_redacted(tmp_path: Path) -> N
     listed = memls_on(root, "checkpoint", "list", "--json")
     assert key not in listed.stdout
     assert key in path.read_text()  # the file itself is the user's: SC reports it
+
+
+PROSE_AFTER_A_KEY_NAME = """\
+# Replies this week
+
+1. Thread on login flows: answered the newcomer. Credentials = rotated. Moved on.
+2. Weekly stats for credentials: karma=120pt, replies=4x (a good week).
+3. Wrote the explainer, private key=read-only. That IS the point of it.
+4. Listed what the bot lacks: API key=MISSING. Will ask the owner.
+5. They asked for my token: Pending. No reply yet.
+
+## Settings kept here by mistake
+
+- DB_PASSWORD={db}
+- Set SESSION_SECRET={session} on the box.
+- The staging password: {staging} was reset today.
+"""
+
+
+def test_prose_after_a_secrets_name_is_not_a_value_but_settings_are(tmp_path: Path) -> None:
+    """A secret's name in a sentence followed by words ("= rotated.", "karma=120pt",
+    "=read-only.", "=MISSING.", ": Pending.") names no value; the settings below it (fakes
+    made here, of the shapes real ones have) are still found, each once."""
+    text = PROSE_AFTER_A_KEY_NAME.format(db=rand(16), session=rand(20), staging=rand(10))
+    (tmp_path / "social-log.md").write_text(text, encoding="utf-8")
+    (tmp_path / "MEMORY.md").write_text("# Memory\n\n- [Replies](social-log.md)\n")
+    proc = run_memls("check", "--select", "SC003", "--format", "json", str(tmp_path), cwd=tmp_path)
+    found = json.loads(proc.stdout)
+    lines = sorted(d["line"] for d in found["diagnostics"] if d["code"] == "SC003")
+    assert lines == [11, 12, 13], proc.stdout
+    for value in re.findall(r"(?:=|: )(\S{10,20})(?= |$)", text.split("## Settings")[1]):
+        assert value not in proc.stdout

@@ -107,7 +107,10 @@ _WIKI = re.compile(
 )
 _REFDEF = re.compile(
     r"^ {0,3}\[(?P<label>[^\[\]\n]+)\]:[ \t]*(?:<(?P<angled>[^<>\n]*)>|(?P<plain>\S+))"
+    r"(?:[ \t]+[\"'(].*)?[ \t]*$"
 )
+"""A link reference definition (CommonMark): after the destination only a title, which
+starts with a quote or a parenthesis; `[Task]: Reply with exactly …` is prose."""
 _BULLET = re.compile(
     r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(?P<bold>\*\*)?"
     r"(?P<path>[\w.~@+/-]*[\w@+-]\.md)(?P=bold)?(?=$|[\s:,;—–(-])"
@@ -432,6 +435,8 @@ def _line_links(
     if bullet is not None and not in_code(bullet.start("path")):
         path = bullet.group("path")
         at = bullet.start("path")
+        if path.startswith("@") and len(path) > 1:
+            path, at = path[1:], at + 1  # `- @decisions.md`: Claude Code's import syntax
         if not any(a <= at < b for a, b in taken):
             link = _make(source, ln, path, at, "bullet", "", line_folders())
             if link is not None:

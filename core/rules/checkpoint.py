@@ -332,6 +332,60 @@ def foreign_checkpoints(ws: Workspace) -> list[Path]:
     return ws.memo("memls.cp.foreign", compute)
 
 
+def foreign_sessions(ws: Workspace) -> list[Path]:
+    """The checkpoints in another format that read as session records
+    (:func:`reads_as_session`): CP050 and `memls checkpoint import` are for these."""
+
+    def compute() -> list[Path]:
+        out = []
+        for path in foreign_checkpoints(ws):
+            cdoc = ws.document(path)
+            if cdoc is not None and reads_as_session(cdoc):
+                out.append(path)
+        return out
+
+    return ws.memo("memls.cp.sessions", compute)
+
+
+def plan_checkpoints(ws: Workspace) -> list[Path]:
+    """The checkpoints in another format that are the numbered steps of a plan (Scope,
+    Implementation, Checklist, Next Checkpoint), not session records: not judged."""
+    sessions = set(foreign_sessions(ws))
+    return [p for p in foreign_checkpoints(ws) if p not in sessions]
+
+
+_SESSION_STAMP = re.compile(
+    r"(?<!\d)(?:19|20)\d{2}-\d{2}-\d{2}(?!\d)|\b\d{1,2}:\d{2}\b|\b(?:branch|commit)\b"
+    r"|(?<![\w-])[0-9a-f]{7,40}(?![\w-])",
+    re.IGNORECASE,
+)
+_SESSION_SECTION = re.compile(
+    r"(?i)\b(?:done|completed|accomplished|what was (?:done|changed|built)|changes made"
+    r"|progress|session|left off|next steps?|next actions?|pending|open work|in progress"
+    r"|current state|status|work log|resume)\b"
+)
+_PLAN_SECTION = re.compile(
+    r"(?i)^(?:\d+(?:\.\d+)*[.)]?\s*)?(?:scope|implementation\b.*|.*\bchecklist|next checkpoint"
+    r"|files to (?:inspect|create|change|modify)|milestones?|deliverables|acceptance criteria"
+    r"|goals?|objectives?|target structure)\s*$"
+)
+
+
+def reads_as_session(doc: Document) -> bool:
+    """Whether a checkpoint in another format is a record of a session (what memls's
+    checkpoints are): a date or time, a branch or a commit in its header, or sections of
+    what was done and what is next, and none of a plan's. A numbered, forward-looking plan
+    step (Scope, Implementation Details, Parity Checklist, Next Checkpoint) is not."""
+    limit = next((s.start_line for s in doc.sections if s.level >= 2), len(doc.lines))
+    header = "\n".join(doc.lines[: min(limit, 40)])
+    if _SESSION_STAMP.search(header):
+        return True
+    titles = [sec.title for sec in doc.sections if sec.level == 2]
+    if any(_PLAN_SECTION.match(t.strip()) for t in titles):
+        return False
+    return any(_SESSION_SECTION.search(t) for t in titles)
+
+
 _HEADER_LABEL = re.compile(r"^\s*(?:[-*+]\s+)?\*\*(?P<name>[^*:\n]{1,30}):\*\*")
 
 
@@ -376,7 +430,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     if name is None:
         return
     if not is_native_checkpoint(doc):
-        foreign = foreign_checkpoints(ctx.workspace)
+        foreign = foreign_sessions(ctx.workspace)  # a plan's steps get no note to convert
         if foreign and foreign[0] == doc.path:
             yield _foreign_note(ctx, foreign)
         return
@@ -521,6 +575,8 @@ def _stale_in_git(ctx: RuleContext, name: str, anchor: Range) -> Iterator[Diagno
     from memls.core.rules import stale
 
     doc, ws = ctx.doc, ctx.workspace
+    if stale.in_history_folder(ws, doc):
+        return  # an archived checkpoint: kept as a record, not as the state to resume
     facts = checkpoint_facts(doc, name)
     when = stale.written(ws, doc, facts.saved)
     if when is None:

@@ -19,7 +19,7 @@ from memls.core.handoff import (
 )
 from memls.core.model import Diagnostic, Document, FileKind, Range, Section, Severity, TextEdit
 from memls.core.rules import Rule, RuleContext
-from memls.core.workspace import Workspace
+from memls.core.workspace import Workspace, handoff_has_state
 
 RULES = (
     Rule(
@@ -145,6 +145,8 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     doc = ctx.doc
     if doc.kind is not FileKind.HANDOFF:
         return
+    if not handoff_has_state(doc.text):
+        return  # named like a handoff, but no state for the next agent: not a handoff
     extra = ctx.config.handoff_synonyms
     found: dict[str, Section] = {}
     for name in _CANONICAL_ORDER:
@@ -186,6 +188,8 @@ def _stale_in_git(ctx: RuleContext) -> Iterator[Diagnostic]:
     from memls.core.rules import stale
 
     doc, ws = ctx.doc, ctx.workspace
+    if stale.is_history(ws, doc):
+        return  # an archived handoff, or one a newer handoff replaced: a record, not state
     own = handoff_stamp(doc)
     when = stale.written(ws, doc, own[0].when if own is not None else None)
     if when is None:
@@ -337,7 +341,11 @@ def _mtime_stamp(path: Path) -> Stamp | None:
 
 def _outdated(ctx: RuleContext) -> Iterator[Diagnostic]:
     """HO004: compare the handoff's date with every checkpoint's Saved and the newest LOG entry."""
+    from memls.core.rules import stale
+
     doc = ctx.doc
+    if stale.is_history(ctx.workspace, doc):
+        return  # history is older than the state by design
     own = handoff_stamp(doc)
     if own is not None:
         stamp, rng = own

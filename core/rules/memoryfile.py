@@ -22,9 +22,10 @@ from memls.core.rules import Rule, RuleContext
 from memls.core.workspace import (
     Layout,
     Workspace,
+    claude_frontmatter,
+    claude_memories_counted,
     is_conventional_doc,
     is_dated,
-    typed_memories,
 )
 
 RULES = (
@@ -186,11 +187,26 @@ def _frontmatter_expected(ws: Workspace, doc: Document) -> bool:
         return doc.path.parent == ws.root / "memory"
     if ws.layout is Layout.CLAUDE and doc.path.parent == ws.root:
         # A frontmatter block with an empty or missing key is a slip; a topic file with
-        # no block at all is the older hand-written style Claude Code reads as it is.
-        return doc.frontmatter is not None and ws.memo(
-            "memls.mf.typed", lambda: typed_memories(ws.root)[1] > 0
-        )
+        # no block at all is the older hand-written style Claude Code reads as it is; a
+        # block of another schema (`type: adr`, tags, updated) is the author's own.
+        fm = doc.frontmatter
+        if fm is None or claude_frontmatter(_frontmatter_text(doc)) is None:
+            return False
+        return ws.memo("memls.mf.typed", lambda: _claude_schema_root(ws.root))
     return False
+
+
+def _frontmatter_text(doc: Document) -> str:
+    fm = doc.frontmatter
+    if fm is None:
+        return ""
+    return "\n".join(doc.lines[fm.start_line + 1 : min(fm.end_line, len(doc.lines))])
+
+
+def _claude_schema_root(root: Path) -> bool:
+    """Most of the root's frontmatter blocks (at least half) follow Claude Code's schema."""
+    _, fronted, claude, _ = claude_memories_counted(root)
+    return claude > 0 and claude * 2 >= fronted
 
 
 def _fm_key(doc: Document, key: str) -> tuple[int, str] | None:

@@ -12,19 +12,26 @@ from pathlib import Path
 from memls.core.formats.log import log_entries, log_order
 from memls.core.handoff import is_journal, is_native_handoff
 from memls.core.model import FileKind
-from memls.core.rules.checkpoint import foreign_checkpoints
+from memls.core.rules import stale
+from memls.core.rules.checkpoint import foreign_sessions, plan_checkpoints
 from memls.core.rules.memoryfile import not_memory
-from memls.core.workspace import Workspace, is_dated
+from memls.core.workspace import RootKind, Workspace, handoff_has_state, is_dated, is_root
 
 
 def recognised(ws: Workspace, files: Iterable[Path]) -> list[str]:
     """One line per finding of the form "what was recognised: what memls does with it"."""
     notes: list[str] = []
-    foreign = foreign_checkpoints(ws)
+    foreign = foreign_sessions(ws)
     if foreign:
         notes.append(
             f"{len(foreign)} checkpoint file(s) in another format: checkpoint rules not "
             "applied (`memls checkpoint import` converts them)"
+        )
+    plans = plan_checkpoints(ws)
+    if plans:
+        notes.append(
+            f"{len(plans)} checkpoint file(s) that are steps of a plan, not session records: "
+            "not judged"
         )
     dated = 0
     for path in files:
@@ -34,6 +41,18 @@ def recognised(ws: Workspace, files: Iterable[Path]) -> list[str]:
         rel = _rel(ws.root, path)
         if doc.kind is FileKind.HANDOFF:
             extra = ws.config.handoff_synonyms
+            if not handoff_has_state(doc.text):
+                notes.append(
+                    f"{rel}: named like a handoff, but no date, branch, commit or state "
+                    "section: not judged as a handoff"
+                )
+                continue
+            if stale.is_history(ws, doc):
+                notes.append(
+                    f"{rel}: kept as history (an archive folder, or a newer handoff "
+                    "replaced it): its age and staleness are not judged"
+                )
+                continue
             if is_journal(doc):
                 notes.append(f"{rel}: a running journal (dated entries): read as it is")
             elif not is_native_handoff(doc, extra):
@@ -60,6 +79,11 @@ def recognised(ws: Workspace, files: Iterable[Path]) -> list[str]:
     if dated:
         notes.append(
             f"{dated} dated daily log(s): not expected to be linked or to carry frontmatter"
+        )
+    if ws.root_kind is RootKind.MEMORY and not is_root(ws.root):
+        notes.append(
+            "no MEMORY.md index, LOG.md or checkpoints: the notes are judged for their "
+            "links, secrets, size and encoding only"
         )
     return notes
 

@@ -138,6 +138,86 @@ def written(ws: Workspace, doc: Document, stamp: _dt.datetime | None) -> Written
     return Written(hist.since(when), when, how)
 
 
+# -- history: memory kept as a record, not as the current state ----------------------
+
+HISTORY_FOLDERS = frozenset({"archive", "archives", "archived", "old", "history", "past"})
+"""Folders whose handoffs and checkpoints are kept as history: nothing in them is stale."""
+_NAME_DATE = re.compile(r"(?<!\d)(20\d{2})[-_.]?(\d{2})[-_.]?(\d{2})(?!\d)")
+
+
+def name_date(name: str) -> _dt.date | None:
+    """The date a file is named by (``handoff-2026-03-08.md``, ``HANDOFF_20260308.md``)."""
+    for m in _NAME_DATE.finditer(name):
+        try:
+            return _dt.date(int(m[1]), int(m[2]), int(m[3]))
+        except ValueError:
+            continue
+    return None
+
+
+def in_history_folder(ws: Workspace, doc: Document) -> bool:
+    """A file in a folder named archive, old, history or past (below the repository)."""
+    base = ws.repo_root or ws.root
+    try:
+        parts = doc.path.parent.relative_to(base).parts
+    except ValueError:
+        parts = (doc.path.parent.name,)
+    return any(part.casefold() in HISTORY_FOLDERS for part in parts)
+
+
+def is_history(ws: Workspace, doc: Document) -> bool:
+    """A handoff kept as history, not as the state to resume from: it is in an archive (or
+    old, history, past) folder, or it is dated by its name and the repository holds a newer
+    handoff (dated later by its name, or undated and written after that date). No
+    staleness finding applies to it."""
+    if in_history_folder(ws, doc):
+        return True
+    day = name_date(doc.path.name)
+    if day is None:
+        return False
+    return ws.memo(f"memls.stale.history:{doc.path}", lambda: _newer_handoff(ws, doc.path, day))
+
+
+def _newer_handoff(ws: Workspace, path: Path, day: _dt.date) -> bool:
+    from memls.core.workspace import is_handoff_name
+
+    candidates: set[Path] = set()
+    for folder in {path.parent, ws.root}:
+        try:
+            candidates.update(Path(e.path) for e in os.scandir(folder) if is_handoff_name(e.name))
+        except OSError:
+            continue
+    top = ws.git.toplevel
+    hist = history(ws.git) if top is not None else None
+    if top is not None and hist is not None:
+        for changed in hist.last_change:
+            if changed not in hist.deleted and is_handoff_name(changed.rsplit("/", 1)[-1]):
+                candidates.add(top / changed)
+    end_of_day = _dt.datetime.combine(day + _dt.timedelta(days=1), _dt.time()).timestamp()
+    own = os.path.realpath(path)
+    for other in candidates:
+        if os.path.realpath(other) == own or not other.is_file():
+            continue
+        other_day = name_date(other.name)
+        if other_day is not None:
+            if other_day > day:
+                return True
+            continue
+        rel = _rel(top, other) if top is not None else None
+        pos = hist.last_change.get(rel) if hist is not None and rel is not None else None
+        when: float
+        try:
+            if hist is not None and pos is not None:
+                when = hist.commits[pos].time  # undated: when it was last committed
+            else:
+                when = other.stat().st_mtime
+        except OSError:
+            continue
+        if when >= end_of_day:
+            return True
+    return False
+
+
 # -- files named that were deleted since ------------------------------------------
 
 
@@ -271,12 +351,16 @@ def describe_merge(into: str, commit: Commit) -> str:
 
 
 __all__ = [
+    "HISTORY_FOLDERS",
     "Deleted",
     "Written",
     "commits_since",
     "deleted_since",
     "describe_deleted",
     "describe_merge",
+    "in_history_folder",
+    "is_history",
     "merged_since",
+    "name_date",
     "written",
 ]

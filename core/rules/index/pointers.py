@@ -57,7 +57,13 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
     if link.kind in ("wikilink", "markdown") and _explains_syntax(link, line):
         return False  # `use the [[filename]] format`: an example of the syntax, no link
     if link.kind == "wikilink":
+        if _DIRECTIVE.match(target):
+            return False  # `[[reply_to_current]]`: an agent's reply directive, no note
         return _norm_words(target) not in _SYNTAX_WORDS
+    if link.kind in ("code", "bullet") and _placeholder_in_legend(link, line):
+        return False  # `@file.md` = import: a legend of the syntax, no file
+    if link.kind in ("code", "bullet") and doc is not None and _said_absent(doc, link.line):
+        return False  # under "these files are NOT in this directory": mentions, no pointers
     if _beyond_reach(ws, link, target):
         return False
     if link.kind in ("markdown", "reference"):
@@ -136,6 +142,44 @@ def _explains_syntax(link: Link, line: str) -> bool:
     return link.kind == "wikilink" and _SYNTAX_TALK.search(line) is not None
 
 
+_DIRECTIVE = re.compile(r"(?i)^reply_to(?:_[a-z0-9]+)*$|^audio_as_voice$")
+"""Reply directives agents write in double brackets (OpenClaw's ``[[reply_to_current]]``)."""
+_LEGEND = re.compile(r"\s=\s|(?i:\b(?:syntax|format|notation|means|legend)\b)")
+
+
+def _placeholder_in_legend(link: Link, line: str) -> bool:
+    """A placeholder name (`file.md`, `path.md`) on a line that explains a notation."""
+    word = _norm_words(link.target.rsplit("/", 1)[-1].removesuffix(".md"))
+    return word in _PLACEHOLDER_NAMES and _LEGEND.search(line) is not None
+
+
+_ABSENT = re.compile(
+    r"(?i)\b(?:not\s+(?:in|here|included|kept|stored|committed|tracked|part\s+of|shared|present"
+    r"|copied)|n't\s+(?:in|here|included|kept|stored|committed|tracked)|excluded|omitted"
+    r"|left\s+out|removed|deleted|moved\s+(?:out|away|to)|private|gitignored|untracked"
+    r"|elsewhere|outside\s+(?:this|the)\s+(?:repo|repository|folder|directory))\b"
+)
+"""Words of a heading or lead-in saying the files listed below it are not here."""
+
+
+def _said_absent(doc: Document, line: int) -> bool:
+    """Whether the heading over ``line``, or the prose line that leads into its list, says
+    the files it lists are not here (excluded, private, moved …): names, not pointers."""
+    heading = None
+    for sec in doc.sections:
+        if sec.start_line < line < sec.end_line and (heading is None or sec.level > heading.level):
+            heading = sec
+    if heading is not None and _ABSENT.search(heading.title):
+        return True
+    start = heading.body_start if heading is not None else 0
+    for ln in range(line - 1, max(start, line - 40) - 1, -1):
+        text = doc.line_text(ln).strip()
+        if not text or re.match(r"(?:[-*+]|\d{1,9}[.)])\s", text):
+            continue  # the list itself, and blank lines inside it
+        return _ABSENT.search(text) is not None
+    return False
+
+
 _POINTER_AFTER = re.compile(r"^`?(?:\*\*)?\s*(?:$|[—–:(,;|→]|-{1,2}(?:\s|$)|->|\[)")
 
 
@@ -175,6 +219,8 @@ def check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
     """IX012: Markdown links and wikilinks in a topic file that lead nowhere."""
     doc = ctx.doc
     resolver = ctx.workspace.links
+    if is_session_transcript(doc):
+        return  # a saved conversation quotes brackets it never meant as links
     for link in extract_links(doc):
         if link.kind not in ("markdown", "reference", "wikilink"):
             continue
@@ -187,6 +233,58 @@ def check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
             "or the repository): fix the link, or create the file it names",
             link.range,
         )
+
+
+_TURN = re.compile(r"^(?:\*\*)?(?:user|assistant|human|ai|system)(?:\*\*)?\s*:", re.IGNORECASE)
+
+
+def is_session_transcript(doc: Document) -> bool:
+    """A conversation saved as Markdown (a session hook's ``# Session: …`` file, or a file
+    of ``user:`` / ``assistant:`` turns): its brackets are quoted words, not links."""
+    head = doc.lines[:12]
+    if any(re.match(r"#\s*Session\b", ln) for ln in head) and any(
+        re.match(r"(?i)\W*session\s+(?:key|id)\b", ln) for ln in head
+    ):
+        return True
+    turns = sum(1 for ln in doc.lines[:400] if _TURN.match(ln))
+    return turns >= 4
+
+
+def _named_by_agent_config(ws: Workspace, doc: Document) -> bool:
+    """Whether the repository's Claude Code commands, hooks or settings name the file: a
+    hook writes it and injects it at session start, so no index link is needed."""
+    names = ws.memo("memls.rules.index.agent_config_text", lambda: _agent_config_text(ws))
+    if not names:
+        return False
+    rel = os.path.relpath(doc.path, ws.repo_root or ws.root).replace(os.sep, "/")
+    return doc.path.name in names or rel in names
+
+
+def _agent_config_text(ws: Workspace) -> str:
+    bases = [ws.root] + ([ws.repo_root] if ws.repo_root is not None else [])
+    out: list[str] = []
+    budget = 2_000_000
+    for base in dict.fromkeys(bases):
+        claude = base / ".claude"
+        if not claude.is_dir():
+            continue
+        candidates = [claude / "settings.json", claude / "settings.local.json"]
+        for sub in ("commands", "hooks"):
+            folder = claude / sub
+            if folder.is_dir():
+                candidates.extend(sorted(folder.rglob("*"))[:200])
+        for path in candidates:
+            try:
+                if not path.is_file() or path.is_symlink() or path.stat().st_size > 200_000:
+                    continue
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            budget -= len(text)
+            if budget < 0:
+                return "\n".join(out)
+            out.append(text)
+    return "\n".join(out)
 
 
 def check_unreferenced(ctx: RuleContext) -> Iterator[Diagnostic]:
@@ -202,7 +300,7 @@ def check_unreferenced(ctx: RuleContext) -> Iterator[Diagnostic]:
     reached = reachable(ws)
     if reached is None:
         return  # the index points at no file at all: it is not used as a pointer index
-    if doc.path in reached:
+    if doc.path in reached or _named_by_agent_config(ws, doc):
         return
     rel = Path(os.path.relpath(doc.path, ws.index_path.parent)).as_posix()
     yield ctx.diag(
