@@ -80,6 +80,28 @@ RULES = (
         Fix: keep one file, merge anything unique into it, and point the index at it.
         """,
     ),
+    Rule(
+        "MF004",
+        "memory-folder-without-index",
+        Severity.INFO,
+        "a Claude Code memory folder has no MEMORY.md and nothing the agent loads names its files",
+        rationale="info: the files are intact; no session is told they exist",
+        doc="""
+        A Claude Code memory folder (`.claude/memory`, `.claude/agent-memory/<agent>/`, or
+        the auto-memory folder) holds topic files but no `MEMORY.md`, and neither
+        `CLAUDE.md` / `AGENTS.md` nor the repository's Claude Code hooks, commands or
+        settings name them. Claude Code loads `MEMORY.md` (or what `CLAUDE.md` imports)
+        at session start; a folder with neither is read only when someone remembers it.
+        Reported once, on the folder's first file.
+
+        Wrong: `.claude/memory/decisions.md`, `lessons.md`, nothing else.
+        Right: `.claude/memory/MEMORY.md` with `- [Decisions](decisions.md) — why sqlite`,
+        or `@.claude/memory/decisions.md` in `CLAUDE.md`.
+
+        Fix: add a `MEMORY.md` with one pointer per file, or import the files from
+        `CLAUDE.md`.
+        """,
+    ),
 )
 
 REQUIRED_KEYS = ("name", "description", "type")
@@ -100,6 +122,29 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         yield from _frontmatter(ctx)
     yield from _decay(ctx)
     yield from _duplicates(ctx)
+    yield from _no_index(ctx)
+
+
+def _no_index(ctx: RuleContext) -> Iterator[Diagnostic]:
+    """MF004: a Claude Code memory folder nobody is told about (once, on its first file)."""
+    ws, doc = ctx.workspace, ctx.doc
+    if ws.layout is not Layout.CLAUDE or ws.index() is not None:
+        return
+    topics = sorted(p for p in ws.paths() if p.suffix.casefold() == ".md" and p != ws.index_path)
+    if not topics or doc.path != topics[0]:
+        return
+    from memls.core.rules.index.pointers import agent_loads_any
+
+    if agent_loads_any(ws, topics):
+        return
+    yield ctx.diag(
+        "MF004",
+        f"this Claude Code memory folder has no {ws.index_path.name} and nothing the agent "
+        f"loads names its {len(topics)} file{'s' if len(topics) != 1 else ''}: add a "
+        f"{ws.index_path.name} with one pointer per file (or import them from CLAUDE.md), "
+        "so a session knows they exist",
+        Range.line(0, min(len(doc.line_text(0)), 1000)),
+    )
 
 
 # -- what is not memory ------------------------------------------------------

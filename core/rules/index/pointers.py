@@ -251,13 +251,33 @@ def is_session_transcript(doc: Document) -> bool:
 
 
 def _named_by_agent_config(ws: Workspace, doc: Document) -> bool:
-    """Whether the repository's Claude Code commands, hooks or settings name the file: a
-    hook writes it and injects it at session start, so no index link is needed."""
+    """Whether the repository's Claude Code commands, hooks, subagents, skills or settings
+    name the file: a hook writes it and injects it at session start, a subagent is told to
+    read it, so no index link is needed."""
     names = ws.memo("memls.rules.index.agent_config_text", lambda: _agent_config_text(ws))
     if not names:
         return False
     rel = os.path.relpath(doc.path, ws.repo_root or ws.root).replace(os.sep, "/")
     return doc.path.name in names or rel in names
+
+
+def agent_loads_any(ws: Workspace, paths: list[Path]) -> bool:
+    """Whether CLAUDE.md / AGENTS.md, or the repository's Claude Code hooks, commands,
+    subagents, skills or settings, name any of ``paths`` (or the folder that holds them)."""
+    names = {path.name for path in paths}
+    base = ws.repo_root or ws.root
+    if ws.root != base:
+        names.add(os.path.relpath(ws.root, base).replace(os.sep, "/"))
+    config = ws.memo("memls.rules.index.agent_config_text", lambda: _agent_config_text(ws))
+    if any(name in config for name in names):
+        return True
+    for doc in _agent_instructions(ws):
+        # `.claude/CLAUDE.md` naming `memory/` names the folder beside it
+        rel = os.path.relpath(ws.root, doc.path.parent).replace(os.sep, "/")
+        wanted = names | ({rel, rel + "/"} if not rel.startswith("..") and rel != "." else set())
+        if any(name in doc.text for name in wanted):
+            return True
+    return False
 
 
 def _agent_config_text(ws: Workspace) -> str:
@@ -269,7 +289,7 @@ def _agent_config_text(ws: Workspace) -> str:
         if not claude.is_dir():
             continue
         candidates = [claude / "settings.json", claude / "settings.local.json"]
-        for sub in ("commands", "hooks"):
+        for sub in ("commands", "hooks", "agents", "skills"):
             folder = claude / sub
             if folder.is_dir():
                 candidates.extend(sorted(folder.rglob("*"))[:200])
