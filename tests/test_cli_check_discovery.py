@@ -412,8 +412,12 @@ def test_claude_memory_without_an_index_is_a_root(tmp_path: Path) -> None:
     assert root["kind"] == "memory"
     assert root["files"] == [".claude/memory/decisions.md", ".claude/memory/lessons-learned.md"]
     assert any("no MEMORY.md index" in n for n in root["notes"])
-    # with no index, links are still judged (a dead link), and no index rule asks for one
-    assert _codes(data) == [(".claude/memory/lessons-learned.md", "IX012")]
+    # with no index, links are still judged (a dead link); no index-format rule applies,
+    # and MF004 (info) says once that nothing tells a session these files exist
+    assert _codes(data) == [
+        (".claude/memory/decisions.md", "MF004"),
+        (".claude/memory/lessons-learned.md", "IX012"),
+    ]
 
 
 def test_a_hidden_tool_folder_of_memory_notes_is_a_root(tmp_path: Path) -> None:
