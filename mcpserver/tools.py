@@ -215,6 +215,13 @@ TOOLS: tuple[Tool, ...] = (
         run=_checkpoint_clear,
     ),
     Tool(
+        "bundle_status",
+        "bundle.status",
+        "Show a checkpoint bundle's five steps and which are still open (unapproved items, "
+        "missing targets, recall not yet verified), so you finish it before approving. "
+        "Read-only.",
+    ),
+    Tool(
         "handoff_refresh",
         "handoff.refresh",
         "Refresh .handoff.md (create it when missing): the memls-generated blocks are updated "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import warnings
@@ -32,6 +33,7 @@ TOOLS = {
     "log_append",
     "memory_check",
     "snapshot_save",
+    "bundle_status",
 }
 
 
@@ -433,3 +435,25 @@ async def test_resources_prompts_and_written_arguments_carry_no_secret(project: 
         m.content.text for m in prompt.messages if isinstance(m.content, types.TextContent)
     )
     assert key not in texts
+
+
+async def test_bundle_status_names_the_open_steps_and_changes_nothing(tmp_path: Path) -> None:
+    """The tool added as one ``Tool(...)`` row of mcpserver/tools.py: its schema, dispatch
+    and refusals come from the operation table (bundle.status, read-only)."""
+    root = tmp_path / "memory"
+    shutil.copytree(Path(__file__).parent / "rule_cases" / "BN002-incomplete", root)
+    (root / "expected.txt").unlink()
+    shutil.rmtree(root / "fixed", ignore_errors=True)
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    async with connect(root, root) as session:
+        tool = next(t for t in (await session.list_tools()).tools if t.name == "bundle_status")
+        assert tool.annotations is not None
+        assert tool.annotations.read_only_hint is True
+        # no path argument over MCP (the table keeps `path` to the CLI): the root's bundle
+        assert tool.input_schema.get("properties", {}) == {}
+        data = payload(await session.call_tool("bundle_status", {}))
+        assert data["open"], data
+        assert data["paths"], data
+        unknown = await session.call_tool("bundle_status", {"path": "/etc/passwd"})
+        assert unknown.is_error
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
