@@ -348,7 +348,8 @@ MEMORY_BANK_FILES = (
 _MEMORY_BANK_LOWER = {n.lower() for n in MEMORY_BANK_FILES}
 MEMORY_BANK_DIRS = ("memory-bank", "memory_bank", "cline_docs")
 _HANDOFF_NAME = re.compile(
-    r"^(?:(\.handoff|handoff)([-_. ][^/]*)?|[\w.-]*[-_ ]handoff)\.md$", re.IGNORECASE
+    r"^(?:(\.handoff|handoff)([-_. ][^/]*)?|[\w.-]*[-_ ]handoff(?:[-_. ][A-Za-z]{0,2}\d[\w.-]*)?)\.md$",
+    re.IGNORECASE,
 )
 _FOREIGN = (
     "BN", "CP", "HO", "LG", "IX00", "IX010", "IX011", "MF001", "MF002", "SZ002", "SZ003", "SZ004",
@@ -386,11 +387,14 @@ _ABOUT_HANDOFFS = re.compile(
 
 
 def is_handoff_name(name: str) -> bool:
-    """``.handoff.md``, ``HANDOFF.md``, ``handoff.md``, ``HANDOFF-2026-11.md`` (any case);
+    """``.handoff.md``, ``HANDOFF.md``, ``handoff.md``, ``HANDOFF-2026-11.md``,
+    ``session-handoff-S54.md`` (any case); a checkpoint (``checkpoint-x-handoff.md``),
     a template (``handoff-template.md``), a protocol or a guide (``HANDOFF-PROTOCOL.md``,
     ``handoff_guide.md``) is not a handoff."""
     if _HANDOFF_NAME.match(name) is None or "template" in name.lower():
         return False
+    if name.lower().startswith("checkpoint-"):
+        return False  # `checkpoint-auth-handoff.md` is a checkpoint, never also a handoff
     return _ABOUT_HANDOFFS.search(name[: -len(".md")]) is None
 
 

@@ -487,3 +487,19 @@ def test_a_learnings_folder_is_a_root_and_a_protocol_is_no_handoff(tmp_path: Pat
     )
     roots = _roots(_check(repo))
     assert set(roots) == {".specs/learnings"}  # neither the protocol nor the how-to
+
+
+def test_handoff_names_with_a_session_id_are_handoffs_and_checkpoints_never_are() -> None:
+    from memls.core.workspace import is_handoff_name
+
+    for name in ("session-handoff-S54.md", "agent_handoff_2026-11-02.md", "HANDOFF.md"):
+        assert is_handoff_name(name), name
+    for name in (
+        "checkpoint-auth-handoff.md",
+        "Checkpoint-release-handoff.md",
+        "session-handoff-template.md",
+        "team-handoff-guide.md",
+        "handoffs.md",
+        "ADR-016-context-handoff-open-format.md",  # a decision about handoffs
+    ):
+        assert not is_handoff_name(name), name
