@@ -432,9 +432,17 @@ def _handoff_file_has_state(path: Path) -> bool:
 
 def is_hermes_memory(folder: Path) -> bool:
     """Hermes Agent's memory folder: ``memories/MEMORY.md`` (or USER.md) whose entries are
-    separated by lines holding only ``§`` — or a folder of another name whose MEMORY.md has
-    at least three such separators."""
+    separated by lines holding only ``§``, or both files in a Hermes home (beside its
+    ``SOUL.md`` or ``config.yaml``) — or a folder of another name whose MEMORY.md has at
+    least three such separators."""
     by_name = folder.name == "memories"
+    if (
+        by_name
+        and (folder / "MEMORY.md").is_file()
+        and (folder / "USER.md").is_file()
+        and any((folder.parent / home).is_file() for home in ("SOUL.md", "config.yaml"))
+    ):
+        return True  # a Hermes home's store (beside SOUL.md / config.yaml), § lines or not
     for name in ("MEMORY.md", "USER.md"):
         try:
             with (folder / name).open("rb") as fh:

@@ -278,6 +278,27 @@ def test_a_hermes_memory_file_under_another_folder_name(tmp_path: Path) -> None:
     assert not [c for _, c in _codes(_check(repo)) if c.startswith(("IX", "MF"))]
 
 
+def test_a_hermes_home_store_without_separators_is_hermes_memory(tmp_path: Path) -> None:
+    """A Hermes home (SOUL.md beside memories/) whose store holds one entry, so no `§` line:
+    still Hermes memory, not a memls index missing its title; a memories/ folder with the
+    same two files and no Hermes home around it is judged as before."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "SOUL.md": "You are a careful assistant.\n",
+            "memories/MEMORY.md": "The deploy key lives in the vault, not here.\n",
+            "memories/USER.md": "Prefers short answers.\n",
+        },
+    )
+    data = _check(repo)
+    assert _roots(data)["memories"]["kind"] == "hermes"
+    assert not [c for _, c in _codes(data) if c.startswith(("IX", "MF"))]
+    other = _repo(tmp_path / "other")
+    _write(other, {"memories/MEMORY.md": "A note.\n", "memories/USER.md": "A user.\n"})
+    assert {r["kind"] for r in _roots(_check(other)).values()} != {"hermes"}
+
+
 def test_codex_home_folder_when_pointed_at_it(tmp_path: Path) -> None:
     home = tmp_path / "home" / ".codex" / "memories"
     _write(home, {"memory_summary.md": "What I know.\n", "MEMORY.md": "- a note\n"})
