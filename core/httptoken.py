@@ -172,11 +172,7 @@ def remove_token_file(root: Path, token: str) -> bool:
             fd = os.open(TOKEN_NAME, os.O_RDONLY | O_NOFOLLOW, dir_fd=dir_fd)
         except OSError:
             return False
-        try:
-            held = os.read(fd, 4096)
-        finally:
-            os.close(fd)
-        if not token_matches(held.strip(), token):
+        if not _holds(fd, token):
             return False
         try:
             os.unlink(TOKEN_NAME, dir_fd=dir_fd)
@@ -248,6 +244,15 @@ def _write_new_by_path(path: Path, data: bytes, mode: int) -> None:
         os.close(fd)
 
 
+def _holds(fd: int, token: str) -> bool:
+    """Whether the open token file ``fd`` holds ``token`` (``fd`` is closed either way)."""
+    try:
+        held = os.read(fd, 4096)
+    finally:
+        os.close(fd)
+    return token_matches(held.strip(), token)
+
+
 def _remove_token_by_path(root: Path, token: str) -> bool:
     """:func:`remove_token_file` where there is no ``dir_fd=`` (Windows)."""
     state, target = root / STATE_DIR, token_path(root)
@@ -259,11 +264,7 @@ def _remove_token_by_path(root: Path, token: str) -> bool:
         fd = os.open(target, os.O_RDONLY | O_NOFOLLOW | O_BINARY)
     except OSError:
         return False
-    try:
-        held = os.read(fd, 4096)
-    finally:
-        os.close(fd)
-    if not token_matches(held.strip(), token):
+    if not _holds(fd, token):
         return False
     try:
         os.unlink(target)

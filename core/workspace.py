@@ -126,14 +126,16 @@ def typed_memories(folder: Path, limit: int = 40) -> tuple[int, int]:
     return sampled, typed
 
 
-def typed_memories_counted(folder: Path, limit: int = 40) -> tuple[int, int, int]:
-    """(topic files sampled, of which typed, topic files in all) in ``folder``: the first
-    ``limit`` topic files (by name) are read, every one is counted."""
-    sampled = typed = total = 0
+def _topic_heads(folder: Path, limit: int) -> tuple[list[str | None], int]:
+    """The frontmatter (or None) of the first ``limit`` topic files of ``folder`` by name,
+    and how many topic files it holds in all (MEMORY.md, LOG.md, dated logs and hidden
+    files are not topic files here)."""
+    heads: list[str | None] = []
+    total = 0
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:
-        return 0, 0, 0
+        return [], 0
     for entry in entries:
         name = entry.name
         if not name.endswith(".md") or name in ("MEMORY.md", "LOG.md") or name.startswith("."):
@@ -142,13 +144,19 @@ def typed_memories_counted(folder: Path, limit: int = 40) -> tuple[int, int, int
         if kind_for(path) is not FileKind.TOPIC or is_dated(path):
             continue
         total += 1
-        if sampled >= limit:
-            continue
-        sampled += 1
-        fm = _frontmatter_head(path)
-        if fm is not None and ("description" in fm or _FM_TYPE.search(fm)):
-            typed += 1
-    return sampled, typed, total
+        if len(heads) < limit:
+            heads.append(_frontmatter_head(path))
+    return heads, total
+
+
+def typed_memories_counted(folder: Path, limit: int = 40) -> tuple[int, int, int]:
+    """(topic files sampled, of which typed, topic files in all) in ``folder``: the first
+    ``limit`` topic files (by name) are read, every one is counted."""
+    heads, total = _topic_heads(folder, limit)
+    typed = sum(
+        1 for fm in heads if fm is not None and ("description" in fm or _FM_TYPE.search(fm))
+    )
+    return len(heads), typed, total
 
 
 _FM_KEY = re.compile(r"^\s*(?P<key>name|description|type)\s*:(?P<value>.*)$", re.MULTILINE)
@@ -179,29 +187,10 @@ def claude_frontmatter(fm: str) -> bool | None:
 def claude_memories_counted(folder: Path, limit: int = 40) -> tuple[int, int, int, int]:
     """(topic files sampled, of which carry frontmatter, of which in Claude Code's schema
     (:func:`claude_frontmatter`), topic files in all) in ``folder``."""
-    sampled = fronted = claude = total = 0
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return 0, 0, 0, 0
-    for entry in entries:
-        name = entry.name
-        if not name.endswith(".md") or name in ("MEMORY.md", "LOG.md") or name.startswith("."):
-            continue
-        path = Path(entry.path)
-        if kind_for(path) is not FileKind.TOPIC or is_dated(path):
-            continue
-        total += 1
-        if sampled >= limit:
-            continue
-        sampled += 1
-        fm = _frontmatter_head(path)
-        if fm is None:
-            continue
-        fronted += 1
-        if claude_frontmatter(fm):
-            claude += 1
-    return sampled, fronted, claude, total
+    heads, total = _topic_heads(folder, limit)
+    fronted = [fm for fm in heads if fm is not None]
+    claude = sum(1 for fm in fronted if claude_frontmatter(fm))
+    return len(heads), len(fronted), claude, total
 
 
 def _typed_words(typed: int, sampled: int, total: int, what: str) -> str:

@@ -49,8 +49,11 @@ class LanguageFeature:
 
     def handler(self, name: str) -> Callable[..., Awaitable[Any]]:
         """The ``workspace/executeCommand`` handler of command ``name``, for a feature
-        whose row in ``setup.FEATURES`` lists commands."""
-        raise NotImplementedError(f"{type(self).__name__} runs no command {name!r}")
+        whose row in ``setup.FEATURES`` lists commands. Asked at registration, so a row
+        that lists a command its feature does not run stops the server at start-up."""
+        raise TypeError(
+            f"setup.FEATURES lists command {name!r} for {type(self).__name__}, which runs none"
+        )
 
     def locate(self, uri: str) -> tuple[Workspace, Document] | None:
         """The workspace and parsed document behind ``uri`` (worker thread only)."""
