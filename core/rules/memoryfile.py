@@ -130,7 +130,12 @@ def _no_index(ctx: RuleContext) -> Iterator[Diagnostic]:
     ws, doc = ctx.workspace, ctx.doc
     if ws.layout is not Layout.CLAUDE or ws.index() is not None:
         return
-    topics = sorted(p for p in ws.paths() if p.suffix.casefold() == ".md" and p != ws.index_path)
+    topics: list[Path] = ws.memo(
+        "memls.rules.memoryfile.topics",
+        lambda: sorted(
+            p for p in ws.paths() if p.suffix.casefold() == ".md" and p != ws.index_path
+        ),
+    )  # once per workspace generation, not once per file
     if not topics or doc.path != topics[0]:
         return
     from memls.core.rules.index.pointers import agent_loads_any
