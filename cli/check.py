@@ -136,6 +136,7 @@ def check(
     checked: list[dict[str, Any]] = []
     searched = [p.resolve() for p in paths if p.is_dir()] or ([] if paths else [Path.cwd()])
     walks: list[str] = []
+    plans: list[tuple[Workspace, list[Path] | None, list[Path], list[Path]]] = []
     for base, files in _targets(paths, root, walks).items():
         try:
             config = load_config(base)
@@ -150,7 +151,6 @@ def check(
         _check_codes(config.select, "select")
         _check_codes(config.ignore, "ignore")
         ws = Workspace(base, config)
-        before = len(diags)
         targets = files if files is not None else ws.paths()
         scan_secrets = any(config.enabled(code) for code in SECRET_CODES)
         extra = _secret_only(ws, targets, files is None) if scan_secrets else []
@@ -168,6 +168,10 @@ def check(
         for path in [p for p in targets if p.suffix.lower() != ".md"]:
             click.echo(f"skipped {display_path(path)}: not a Markdown memory file", err=True)
             targets = [p for p in targets if p != path]
+        plans.append((ws, files, targets, extra))
+    _one_judge_per_file(plans)
+    for ws, files, targets, extra in plans:
+        before = len(diags)
         if fix:
             for path in targets:
                 too_large = too_large_to_fix(path)
@@ -211,6 +215,25 @@ def check(
         _print_text(diags, fixed_total, fix, checked)
     errors = sum(1 for d in diags if d.severity is Severity.ERROR)
     sys.exit(1 if errors and not exit_zero else 0)
+
+
+def _one_judge_per_file(
+    plans: list[tuple[Workspace, list[Path] | None, list[Path], list[Path]]],
+) -> None:
+    """Each file is judged once, by one root: a file two roots read (a memory folder inside a
+    folder of notes) belongs to the deepest of them, and a file some root reads as memory is
+    not scanned again as another root's secret-only file. Edits the lists in place."""
+    owner: dict[Path, int] = {}
+    for i, (ws, _files, targets, _extra) in enumerate(plans):
+        for path in targets:
+            j = owner.get(path)
+            if j is None or len(ws.root.parts) > len(plans[j][0].root.parts):
+                owner[path] = i
+    scanned: set[Path] = set()
+    for i, (_ws, _files, targets, extra) in enumerate(plans):
+        targets[:] = [p for p in targets if owner[p] == i]
+        extra[:] = [p for p in extra if p not in owner and p not in scanned]
+        scanned.update(extra)
 
 
 def _secret_only(ws: Workspace, targets: list[Path], whole_root: bool) -> list[Path]:

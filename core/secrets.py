@@ -323,12 +323,30 @@ def _shannon(value: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in counts.values())
 
 
+_STAND_IN_WORDS = frozenset(
+    {
+        "password", "passwd", "secret", "token", "changeme", "example", "sample", "dummy",
+        "placeholder", "test", "demo", "fake",
+    }
+)  # fmt: skip
+"""Words that make a value of plain words a stand-in: ``secure_password_123``,
+``my-demo-token``, ``example.secret``."""
+
+
+def _words_stand_in(bare: str) -> bool:
+    words = re.split(r"[-_.]", bare.casefold())
+    if len(words) < 2 or not any(w in _STAND_IN_WORDS for w in words):
+        return False
+    return all(w.isalpha() or (w.isdigit() and len(w) <= 4) for w in words if w)
+
+
 def looks_placeholder(value: str) -> bool:
-    """A value people write in place of a secret: ``sk-...``, ``<token>``, ``${API_KEY}``."""
+    """A value people write in place of a secret: ``sk-...``, ``<token>``, ``${API_KEY}``,
+    plain words with a stand-in word among them (``secure_password_123``)."""
     bare = value.strip("\"'`*_")
     if not bare or bare.casefold().replace("-", "").replace("_", "") in _PLACEHOLDER_WORDS:
         return True
-    return bool(_PLACEHOLDER.search(bare))
+    return bool(_PLACEHOLDER.search(bare)) or _words_stand_in(bare)
 
 
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")

@@ -25,6 +25,17 @@ from memls.core.formats.links import LinkResolver, distinct_links, find_repo_roo
 from memls.core.fsutil import TEMP_PREFIX, inside
 from memls.core.gcpause import no_gc
 from memls.core.gitfacade import Git
+from memls.core.instructed import (
+    EMPTY,
+    Instructed,
+    instructed_for,
+    is_instructed_root,
+    merged,
+    named_above,
+    names_root,
+    read_instructions,
+    repository_top,
+)
 from memls.core.model import Document, FileKind
 from memls.core.parse import kind_for, parse_bytes, parse_text
 
@@ -323,6 +334,9 @@ class RootKind(enum.Enum):
     """Hermes Agent's ``memories/``: MEMORY.md and USER.md, entries separated by ``§``."""
     HANDOFF = "handoff"
     """A folder whose only memory is a handoff (HANDOFF.md, docs/HANDOFF.md, .handoff.md)."""
+    NOTES = "notes"
+    """A folder (or files in it) the repository's agent instructions — AGENTS.md,
+    CLAUDE.md … — tell the agent to read or update, in no format memls knows."""
 
 
 MEMORY_BANK_FILES = (
@@ -354,6 +368,7 @@ _NOT_FOR_KIND: dict[RootKind, tuple[str, ...]] = {
         "IX007", "IX008", "IX010", "IX011", "MF001", "MF002", "SZ002", "SZ003", "SZ004",
     ),
     RootKind.HANDOFF: ("MB", "BN", "CP", "LG", "IX", "MF", "SZ002", "SZ003", "SZ004"),
+    RootKind.NOTES: ("MB", "HO", *_FOREIGN),
 }  # fmt: skip
 """Rule codes (prefixes) that do not apply to a kind of root: another tool's files are not
 in memls's format, and the snapshot limits are for roots memls snapshots."""
@@ -365,12 +380,15 @@ KIND_RULES: dict[RootKind, str] = {
     RootKind.HERMES: "IX012 (links), MF003 (duplicates), SC (secrets), SZ001 (encoding)",
     RootKind.CODEX: "IX009 (pointers), IX012 (links), MF003, SC (secrets), SZ001, SZ005",
     RootKind.HANDOFF: "HO (handoff), SC (secrets), SZ001 (encoding), SZ005",
+    RootKind.NOTES: "IX012 (links), MF003 (duplicates), SC (secrets), SZ001 (encoding)",
 }
 """What each kind of root is judged by, in words (for `memls check --verbose` and JSON)."""
 
 
 _ABOUT_HANDOFFS = re.compile(
-    r"[-_. ](?:protocol|template|guide|guidelines|instructions|howto|how-to)$", re.IGNORECASE
+    r"[-_. ](?:protocol|template|guide|guidelines|instructions|howto|how-to|types|format|"
+    r"spec|schema|readme|rules|process|policy)$",
+    re.IGNORECASE,
 )
 """A name's ending that makes a handoff-named file a document about handoffs."""
 
@@ -498,12 +516,19 @@ def root_kind(root: Path) -> RootKind:
         return RootKind.HERMES
     if is_memory_bank(root):
         return RootKind.MEMORY_BANK
-    if is_root(root) or (root / "memory" / "MEMORY.md").is_file() or _journal_log_in(root):
+    if is_root(root) or _journal_log_in(root):
         return RootKind.MEMORY
+    handoffs = _handoff_files(root)
+    if (root / "memory" / "MEMORY.md").is_file() and (
+        not handoffs or (root / "memory" / "LOG.md").is_file() or (root / "LOG.md").is_file()
+    ):
+        return RootKind.MEMORY  # an orchestrator's root (a docs/ with a handoff: memory/ is its own)
     if name == "memories" and parent != ".claude":
         return RootKind.MEMORY_TOOL
-    if _handoff_files(root):
+    if handoffs:
         return RootKind.HANDOFF
+    if is_instructed_root(root):
+        return RootKind.NOTES
     return RootKind.MEMORY
 
 
@@ -540,6 +565,7 @@ _NESTED_KINDS = {
     RootKind.SERENA: 3,
     RootKind.MEMORY_TOOL: 3,
     RootKind.HERMES: 0,
+    RootKind.NOTES: 2,
 }
 """Kinds whose subfolders are part of the memory (a memory bank's journal/), and how deep."""
 _CODEX_DIRS = ("rollout_summaries",)
@@ -554,6 +580,10 @@ def memory_files(root: Path, kind: RootKind | None = None) -> list[Path]:
     kind = kind or root_kind(root)
     if kind is RootKind.HANDOFF:
         return _handoff_files(root)
+    if kind is RootKind.NOTES:
+        named = instructed_for(root)
+        if not named.folders:
+            return sorted(f for f in named.files if f.is_file())
     found: list[Path] = []
     depth = _NESTED_KINDS.get(kind, 0)
     if kind is RootKind.MEMORY:
@@ -590,6 +620,32 @@ def memory_files(root: Path, kind: RootKind | None = None) -> list[Path]:
                 continue
             found.append(path)
     return sorted(found)
+
+
+def is_memory_path(root: Path, path: Path, kind: RootKind | None = None) -> bool:
+    """``path`` (on disk or not yet) is where a memory file of ``root`` sits, as
+    :func:`memory_files` reads the root: a memls root's folder, ``memory/`` and
+    ``transcripts/.handoff.md``; a handoff folder's handoff files; the files the agent's
+    instructions name; a memory bank's (Serena's, the memory tool's) folder and its
+    subfolders. The language server checks an open buffer live only where this holds."""
+    kind = kind or root_kind(root)
+    parent = path.parent
+    if kind is RootKind.HANDOFF:
+        return parent == root and is_handoff_name(path.name)
+    if kind is RootKind.NOTES:
+        named = instructed_for(root)
+        if not named.folders:
+            return path in named.files
+    if kind is RootKind.MEMORY:
+        return parent in (root, root / "memory") or path == root / "transcripts" / ".handoff.md"
+    if kind is RootKind.CODEX:
+        return parent == root or parent in [root / d for d in _CODEX_DIRS]
+    try:
+        rel = parent.relative_to(root)
+    except ValueError:
+        return False
+    depth = _NESTED_KINDS.get(kind, 0)
+    return len(rel.parts) <= depth and not any(p.startswith(".") for p in rel.parts)
 
 
 _DATED_HEADING = re.compile(r"^#{1,3}\s.*\b\d{4}-\d{2}-\d{2}\b", re.MULTILINE)
@@ -743,10 +799,14 @@ class Workspace:
     def paths(self) -> list[Path]:
         if self._paths is None:
             on_disk = memory_files(self.root, self.root_kind)
-            extra = [p for p in self._overlays if p not in on_disk and self.contains(p)]
+            extra = [
+                p
+                for p in self._overlays
+                if p not in on_disk and is_memory_path(self.root, p, self.root_kind)
+            ]
             listed = sorted(set(on_disk) | set(extra))
-            if self.layout_choice.project_folder:
-                listed = self._memory_in_project(listed)
+            if self.layout_choice.project_folder and self.root_kind is not RootKind.NOTES:
+                listed = self._memory_in_project(listed)  # notes: the instructions chose
             self._paths = listed
         return list(self._paths)
 
@@ -1157,8 +1217,9 @@ def _own_folders(folder: Path, kind: RootKind, layout: Layout | None) -> set[str
     return set()
 
 
-def _walk_candidate(path: Path, top: bool) -> RootKind | None:
-    """The kind of root ``path`` is, when it is one (found by its files and its name)."""
+def _walk_candidate(path: Path, top: bool, named: Instructed = EMPTY) -> RootKind | None:
+    """The kind of root ``path`` is, when it is one (found by its files and its name, or
+    because the agent instructions above it, ``named``, name it as memory)."""
     name = path.name
     parent = path.parent.name
     if name == "memories" and parent in (".codex", ".serena"):
@@ -1187,6 +1248,8 @@ def _walk_candidate(path: Path, top: bool) -> RootKind | None:
             return None
     if _handoff_files(path):
         return RootKind.HANDOFF
+    if names_root(named, path):
+        return RootKind.NOTES
     return None
 
 
@@ -1299,14 +1362,20 @@ def discover(folder: Path, *, home: Path | None = None) -> Discovery:
     choice = layout_choice(folder)
     whole = choice.layout in (Layout.ORCHESTRATOR, Layout.WORKSPACE)
     result = Discovery(found)
-    own_top = _walk_candidate(folder, top=True)
+    top_named = named_above(folder)
+    own_top = _walk_candidate(folder, top=True, named=top_named)
     if own_top is not None or whole:
         found.append(folder)
     skip_top = _own_folders(folder, own_top or RootKind.MEMORY, choice.layout if whole else None)
+    if own_top is RootKind.NOTES and folder not in top_named.folders:
+        skip_top = set()  # the top holds named files only: the rest is still searched
+    repo_top = repository_top(folder) or folder
     entries_seen = 0
-    stack: list[tuple[Path, int]] = [(folder, 0)]
+    stack: list[tuple[Path, int, Instructed]] = [(folder, 0, top_named)]
     while stack:
-        place, depth = stack.pop()
+        place, depth, named = stack.pop()
+        if place != folder:
+            named = merged(named, read_instructions(place, repo_top))
         result.folders += 1
         try:
             entries = sorted(os.scandir(place), key=lambda e: e.name, reverse=True)
@@ -1330,18 +1399,18 @@ def discover(folder: Path, *, home: Path | None = None) -> Discovery:
                 continue
             if _is_virtualenv(sub):
                 continue
-            kind = _walk_candidate(sub, top=False)
+            kind = _walk_candidate(sub, top=False, named=named)
             if kind is not None:
                 found.append(sub)
                 sub_choice = layout_choice(sub) if kind is RootKind.MEMORY else None
                 own = _own_folders(sub, kind, sub_choice.layout if sub_choice else None)
-                if "*" in own:
+                if "*" in own and not (kind is RootKind.NOTES and sub not in named.folders):
                     continue
             if depth + 1 >= WALK_MAX_DEPTH:
                 if result.truncated is None:
                     result.truncated = f"folders deeper than {WALK_MAX_DEPTH} levels not searched"
                 continue
-            stack.append((sub, depth + 1))
+            stack.append((sub, depth + 1, named))
     if (folder / "transcripts" / ".handoff.md").is_file() and folder not in found:
         found.append(folder)
     auto = claude_memory_dir(folder, home)

@@ -34,7 +34,14 @@ from memls.core.parse import parse_text
 from memls.core.rules import RuleContext, check_document, configured
 from memls.core.rules import secrets as secret_rules
 from memls.core.rules import size as size_rules
-from memls.core.workspace import ROOT_MARKERS, Workspace, discover_root, find_roots, is_root
+from memls.core.workspace import (
+    ROOT_MARKERS,
+    Workspace,
+    discover_root,
+    find_roots,
+    is_memory_path,
+    is_root,
+)
 from memls.lsp.settings import Settings
 
 P = ParamSpec("P")
@@ -233,7 +240,7 @@ class MemoryState:
         path = path.absolute()
         best: Workspace | None = None
         for root, ws in self.workspaces.items():
-            if _is_memory_location(root, path) and (
+            if is_memory_path(root, path, ws.root_kind) and (
                 best is None or len(str(root)) > len(str(best.root))
             ):
                 best = ws
@@ -277,7 +284,7 @@ class MemoryState:
         """A file changed on disk: forget it and return what may need re-checking."""
         affected: set[Path] = {path}
         for root, ws in self.workspaces.items():
-            if _is_memory_location(root, path.absolute()):
+            if is_memory_path(root, path.absolute(), ws.root_kind):
                 affected |= ws.invalidate(path)
             if path.name in ("memls.toml", "pyproject.toml") and (
                 path.parent == root or path.parent in root.parents
@@ -295,7 +302,7 @@ class MemoryState:
         affected: set[Path] = set()
         crowded: set[Path] = set()
         for root, ws in self.workspaces.items():
-            inside = [p for p in paths if _is_memory_location(root, p.absolute())]
+            inside = [p for p in paths if is_memory_path(root, p.absolute(), ws.root_kind)]
             if len(inside) > _BATCH_REFRESH:
                 ws.refresh()
                 crowded.add(root)
@@ -402,11 +409,10 @@ def secret_findings(ws: Workspace, doc: Document) -> list[Diagnostic]:
 
 
 def _is_memory_location(root: Path, path: Path) -> bool:
-    """Memory files sit in the root, in ``memory/``, or are ``transcripts/.handoff.md``."""
-    parent = path.parent
-    if parent == root or parent == root / "memory":
-        return True
-    return path == root / "transcripts" / ".handoff.md"
+    """Where the root's kind keeps its memory files (:func:`is_memory_path`): the root and
+    ``memory/`` of a memls root, a memory bank's ``journal/``, the files an AGENTS.md
+    names …"""
+    return is_memory_path(root, path)
 
 
 def _scan_for_roots(folder: Path) -> list[Path]:

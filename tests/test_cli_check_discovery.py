@@ -522,5 +522,50 @@ def test_handoff_names_with_a_session_id_are_handoffs_and_checkpoints_never_are(
         "team-handoff-guide.md",
         "handoffs.md",
         "ADR-016-context-handoff-open-format.md",  # a decision about handoffs
+        "HANDOFF_TYPES.md",  # a page on the kinds of handoff
+        "handoff-format.md",
+        "HANDOFF-SPEC.md",
     ):
         assert not is_handoff_name(name), name
+
+
+def test_a_docs_folder_with_a_handoff_and_a_memory_folder(tmp_path: Path) -> None:
+    """docs/session-handoff.md beside docs/memory/MEMORY.md: two roots (a handoff, a memory
+    folder), and every finding once — docs/ is not a second reader of docs/memory/."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "docs/session-handoff.md": "# Handoff\n\n## Current State\nWorking on `src/main.py`.\n",
+            "docs/memory/MEMORY.md": "# Memory\n\n- [Auth](auth.md) — tokens\n",
+            "docs/memory/auth.md": "# Auth\n\nRotate tokens.\n",
+            "docs/memory/orphan.md": "# Orphan\n\nNothing links here.\n",
+            "docs/api.md": "# API\n",
+        },
+    )
+    data = _check(repo)
+    roots = _roots(data)
+    assert roots["docs"]["kind"] == "handoff"
+    assert roots["docs/memory"]["kind"] == "memory"
+    keys = [(d["path"], d["line"], d["code"]) for d in data["diagnostics"]]
+    assert len(keys) == len(set(keys)), keys
+    assert ("docs/memory/orphan.md", 1, "IX010") in keys
+
+
+def test_a_file_two_roots_read_is_judged_once(tmp_path: Path) -> None:
+    """memory/KNOWLEDGE/ is a folder of notes of its own and a subfolder the memory root
+    scans for secrets: its secret is reported once."""
+    repo = _repo(tmp_path)
+    value = "Zq" + "".join(chr(ord("a") + (i * 7) % 26) for i in range(10)) + "93!x"
+    _write(
+        repo,
+        {
+            "memory/MEMORY.md": "# Memory\n\n- [Log](LOG.md)\n",
+            "memory/LOG.md": "# Log\n\n## 2026-11-01\nStarted.\n",
+            "memory/KNOWLEDGE/decisions.md": "# Decisions\n\nUse Postgres.\n",
+            "memory/KNOWLEDGE/lessons.md": f"# Lessons\n\nadmin password: {value}\n",
+        },
+    )
+    data = _check(repo, "--select", "SC")
+    keys = [(d["path"], d["line"], d["code"]) for d in data["diagnostics"]]
+    assert keys == [("memory/KNOWLEDGE/lessons.md", 3, "SC003")], keys

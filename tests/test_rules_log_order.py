@@ -201,3 +201,15 @@ def test_a_declaration_in_an_undated_preamble_section(tmp_path: Path) -> None:
     assert lines.index("## 2026-11-30 12:00 — c") == lines.index("## 2026-11-20 — b") - 2
     assert lines.index("## How to use this log") == 2  # the preamble stays on top
     assert _lg(tmp_path) == []  # "How to use this log" above the entries is no entry
+
+
+def test_a_log_that_keeps_no_one_order_has_no_entry_out_of_it(tmp_path: Path) -> None:
+    """Entries one way and the other in like measure (a wiki's log written both ways over
+    time): no order to be out of, so no LG002 — while a clear majority still finds the one
+    entry out of place."""
+    days = ["05", "06", "07", "08", "01", "02", "03", "04", "12", "11", "10", "09"]
+    text = "# Log\n\n" + "".join(f"## 2026-03-{d}\nwork\n\n" for d in days)
+    assert [d for d in _lg(tmp_path, text) if d.code == "LG002"] == []
+    clear = ["01", "02", "03", "04", "05", "09", "06", "07", "08", "10", "11"]
+    text = "# Log\n\n" + "".join(f"## 2026-03-{d}\nwork\n\n" for d in clear)
+    assert [d.code for d in _lg(tmp_path, text)].count("LG002") == 1

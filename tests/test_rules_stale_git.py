@@ -290,3 +290,57 @@ def test_an_archived_checkpoint_is_history(repo: Path) -> None:
     git(repo, "commit", "-q", "-m", "plan done")
     root = repo / "mem" / "archive"
     assert _check(root, "checkpoint-a.md", ("CP023", "CP024", "CP025"), stale_commits=1) == []
+
+
+def test_a_series_of_handoffs_keeps_the_newest_as_the_state(repo: Path) -> None:
+    """A folder of handoffs by topic (HANDOFF_auth.md, HANDOFF_billing.md …): the one
+    committed last is the state to resume from; the others are its history."""
+    for topic in ("auth", "billing", "search"):
+        commit_file(repo, f"handoffs/HANDOFF_{topic}.md", HANDOFF, f"handoff {topic}")
+    for n in range(3):
+        commit_file(repo, f"src/s{n}.py", "x\n", f"work {n}")
+    root = repo / "handoffs"
+    assert _check(root, "HANDOFF_auth.md", ("HO006",), stale_commits=2) == []
+    assert _check(root, "HANDOFF_billing.md", ("HO006",), stale_commits=2) == []
+    [newest] = _check(root, "HANDOFF_search.md", ("HO006",), stale_commits=2)
+    assert newest.message.startswith("3 commits on `main`")
+
+
+def test_two_handoffs_in_a_folder_are_both_judged(repo: Path) -> None:
+    commit_file(repo, "work/HANDOFF_api.md", HANDOFF, "handoff api")
+    commit_file(repo, "work/HANDOFF_web.md", HANDOFF, "handoff web")
+    for n in range(3):
+        commit_file(repo, f"src/t{n}.py", "x\n", f"work {n}")
+    assert len(_check(repo / "work", "HANDOFF_api.md", ("HO006",), stale_commits=2)) == 1
+
+
+def test_a_handoff_copied_elsewhere_and_updated_there_is_history(repo: Path) -> None:
+    commit_file(repo, "docs/old/session-handoff.md", HANDOFF, "first handoff")
+    for n in range(3):
+        commit_file(repo, f"src/c{n}.py", "x\n", f"work {n}")
+    commit_file(repo, "docs/session-handoff.md", HANDOFF, "handoff, moved on")
+    root = repo / "docs" / "old"
+    assert _check(root, "session-handoff.md", ("HO006",), stale_commits=2) == []
+
+
+def test_a_brief_with_its_answer_beside_it_is_history(repo: Path) -> None:
+    """Task briefs for another agent (handoff-A.md) next to what it sent back
+    (codex-A-final.md): the work came back, the brief is a record."""
+    commit_file(repo, "delegate/handoff-A.md", HANDOFF, "brief A")
+    commit_file(repo, "delegate/handoff-B.md", HANDOFF, "brief B")
+    commit_file(repo, "delegate/codex-A-final.md", "# Result\nDone.\n", "answer A")
+    for n in range(3):
+        commit_file(repo, f"src/b{n}.py", "x\n", f"work {n}")
+    root = repo / "delegate"
+    assert _check(root, "handoff-A.md", ("HO006",), stale_commits=2) == []
+    assert len(_check(root, "handoff-B.md", ("HO006",), stale_commits=2)) == 1
+
+
+def test_a_dated_handoff_in_a_dated_series_is_history(repo: Path) -> None:
+    """``2025-12-05-SESSION-31-HANDOFF.md`` among later-dated session notes in its folder."""
+    commit_file(repo, "notes/2025-12-05-SESSION-31-HANDOFF.md", HANDOFF, "session 31")
+    commit_file(repo, "notes/2025-12-09-SESSION-32.md", "# Session 32\n", "session 32")
+    for n in range(3):
+        commit_file(repo, f"src/d{n}.py", "x\n", f"work {n}")
+    root = repo / "notes"
+    assert _check(root, "2025-12-05-SESSION-31-HANDOFF.md", ("HO006",), stale_commits=2) == []

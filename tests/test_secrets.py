@@ -97,6 +97,8 @@ NEGATIVES = [
     "Telegram token:    config/env or channels.telegram.tokenFile",
     "DATABASE_URL=postgresql://devuser:devuser@localhost:5432/app",
     "- [OpenClaw config](~/.openclaw/openclaw.json) - the main config",
+    "  -e ADMIN_PASSWORD=secure_password_123 \\",  # plain words with a stand-in word
+    "- **Password:** my-demo-token",
 ]
 
 

@@ -142,6 +142,9 @@ class LogOrder:
     newest_first: bool
     declared_line: int | None  # the line that says so (0-based), None when read from entries
     why: str  # "line 3 says so", "as 12 of 14 entries are", "memls's default"
+    clear: bool = True
+    """False when the entries themselves disagree (neither way holds two thirds of the
+    ordered pairs): the log keeps no one order, so no entry is out of it."""
 
     @property
     def name(self) -> str:
@@ -167,6 +170,11 @@ def declared_order(doc: Document) -> tuple[bool, int] | None:
     return None
 
 
+_UNCLEAR_MIN_PAIRS = 6
+"""A log's entries can disagree on its order only when there are this many ordered pairs:
+fewer, and the majority (or memls's default) stands."""
+
+
 def log_order(doc: Document) -> LogOrder:
     """The log's order: declared near the top, else what most of its dated entries do
     (oldest first, memls's own, when they do not tell)."""
@@ -180,10 +188,13 @@ def log_order(doc: Document) -> LogOrder:
         stamps = [e.stamp for e in log_entries(doc) if e.stamp is not None]
         up = sum(1 for a, b in itertools.pairwise(stamps) if a.before(b))
         down = sum(1 for a, b in itertools.pairwise(stamps) if b.before(a))
+        clear = up + down < _UNCLEAR_MIN_PAIRS or 3 * max(up, down) >= 2 * (up + down)
         if down > up:
-            order = LogOrder(True, None, f"as {down} of {down + up} ordered pairs of entries are")
+            why = f"as {down} of {down + up} ordered pairs of entries are"
+            order = LogOrder(True, None, why, clear)
         elif up:
-            order = LogOrder(False, None, f"as {up} of {down + up} ordered pairs of entries are")
+            why = f"as {up} of {down + up} ordered pairs of entries are"
+            order = LogOrder(False, None, why, clear)
         else:
             order = LogOrder(False, None, "memls's default")
     doc.extra["memls.lg.order"] = order

@@ -126,6 +126,8 @@ def _out_of_order(ctx: RuleContext, dated: list[LogEntry]) -> Iterator[Diagnosti
     if len(dated) < 2:
         return
     order = log_order(ctx.doc)
+    if not order.clear:
+        return  # entries one way and the other in like measure: the log keeps no one order
     kept = _in_order(dated, order.newest_first)
     i = 0
     while i < len(dated):

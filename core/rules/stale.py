@@ -167,15 +167,105 @@ def in_history_folder(ws: Workspace, doc: Document) -> bool:
 
 def is_history(ws: Workspace, doc: Document) -> bool:
     """A handoff kept as history, not as the state to resume from: it is in an archive (or
-    old, history, past) folder, or it is dated by its name and the repository holds a newer
-    handoff (dated later by its name, or undated and written after that date). No
-    staleness finding applies to it."""
+    old, history, past) folder; or it is dated by its name and the repository holds a newer
+    handoff (dated later by its name, or undated and written after that date) or its folder
+    a later-dated file of the same series; or it was superseded (:func:`_superseded`); or it
+    was answered (:func:`_answered`). No staleness finding applies to it."""
     if in_history_folder(ws, doc):
         return True
     day = name_date(doc.path.name)
-    if day is None:
+    path = doc.path
+    if day is not None and ws.memo(
+        f"memls.stale.history:{path}", lambda: _newer_handoff(ws, path, day)
+    ):
+        return True
+    return ws.memo(
+        f"memls.stale.superseded:{path}", lambda: _superseded(ws, doc) or _answered(path)
+    )
+
+
+SERIES_MIN = 3
+"""A folder holding this many handoffs or more keeps them as a series: the newest one is
+the state to resume from, the others its history."""
+
+
+def _superseded(ws: Workspace, doc: Document) -> bool:
+    """A handoff that a newer commit replaced: its folder keeps a series of handoffs
+    (``SERIES_MIN`` or more) and another of them was committed after it, or a handoff of the
+    same name elsewhere in the repository was committed after it (a copy moved on)."""
+    from memls.core.workspace import is_handoff_name
+
+    top = ws.git.toplevel
+    hist = history(ws.git) if top is not None else None
+    if top is None or hist is None:
         return False
-    return ws.memo(f"memls.stale.history:{doc.path}", lambda: _newer_handoff(ws, doc.path, day))
+    path = doc.path
+    rel = _rel(top, path)
+    when = written(ws, doc, None)
+    if when is None or rel is None or (rel not in hist.last_change and not when.beyond_window):
+        return False  # being written, or not committed yet: it is the current one
+    mine = when.position
+    try:
+        siblings = [
+            Path(e.path)
+            for e in os.scandir(path.parent)
+            if e.is_file() and is_handoff_name(e.name) and e.path != str(path)
+        ]
+    except OSError:
+        siblings = []
+
+    def newer(other: Path) -> bool:
+        other_rel = _rel(top, other)
+        pos = hist.last_change.get(other_rel) if other_rel is not None else None
+        return pos is not None and pos < mine and other_rel not in hist.deleted
+
+    if len(siblings) + 1 >= SERIES_MIN and any(newer(o) for o in siblings):
+        return True
+    name = path.name.casefold()
+    for changed in hist.last_change:
+        if changed == rel or changed.rsplit("/", 1)[-1].casefold() != name:
+            continue
+        other = top / changed
+        if other.is_file() and newer(other):
+            return True
+    return False
+
+
+_ANSWER_WORDS = frozenset(
+    {
+        "final", "result", "results", "report", "done", "output", "response", "reply",
+        "answer", "complete", "completed", "outcome", "summary",
+    }
+)  # fmt: skip
+_HANDOFF_WORDS = frozenset({"handoff", "hand", "off", "brief", "task"})
+_TOKEN = re.compile(r"[A-Za-z0-9]+")
+
+
+def _answered(path: Path) -> bool:
+    """A handoff written as a brief for another agent (``handoff-A.md``, ``HANDOFF_auth.md``)
+    beside the answer to it: a file in the same folder whose name carries the brief's own
+    tag and a word of completion (``codex-A-final.md``, ``auth-result.md``). The work it
+    handed off came back; it is a record now."""
+    from memls.core.workspace import is_handoff_name, is_markdown_name
+
+    tags = {
+        t.casefold()
+        for t in _TOKEN.findall(path.name[: -len(".md")])
+        if t.casefold() not in _HANDOFF_WORDS
+    }
+    if not tags:
+        return False  # `.handoff.md`, `HANDOFF.md`: the one state of the project
+    try:
+        names = [e.name for e in os.scandir(path.parent) if e.is_file()]
+    except OSError:
+        return False
+    for name in names:
+        if name == path.name or not is_markdown_name(name) or is_handoff_name(name):
+            continue
+        words = {t.casefold() for t in _TOKEN.findall(name[: -len(".md")])}
+        if words & _ANSWER_WORDS and tags <= words:
+            return True
+    return False
 
 
 def _newer_handoff(ws: Workspace, path: Path, day: _dt.date) -> bool:
@@ -187,6 +277,14 @@ def _newer_handoff(ws: Workspace, path: Path, day: _dt.date) -> bool:
             candidates.update(Path(e.path) for e in os.scandir(folder) if is_handoff_name(e.name))
         except OSError:
             continue
+    try:  # a dated series in the handoff's own folder: `2025-12-05-SESSION-31.md` and later
+        candidates.update(
+            Path(e.path)
+            for e in os.scandir(path.parent)
+            if e.name.lower().endswith(".md") and name_date(e.name) is not None
+        )
+    except OSError:
+        pass
     top = ws.git.toplevel
     hist = history(ws.git) if top is not None else None
     if top is not None and hist is not None:

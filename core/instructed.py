@@ -1,0 +1,285 @@
+"""Memory a repository's agent instructions name: folders and files that AGENTS.md,
+CLAUDE.md (and the other tools' instruction files) tell the agent to read or update.
+
+People keep memory under names no list anticipates — ``.docs/ai/``, ``diary/``,
+``wisdom/``, a journal in ``docs/MEMORY.md`` — and say so where the agent will read it:
+"At the start of each session read `.docs/ai/`; before you stop, append to
+`diary/`". This module reads those instruction files and returns the places they name as
+memory, so discovery finds them and the workspace reads exactly what was named.
+
+A line names memory when it carries a path (in backticks, as a link, or a bare
+``folder/`` or ``file.md``) and either the path is a memory word (``journal``, ``wisdom``,
+``memory`` …) or the line speaks of memory (memory, journal, diary, session, remember,
+handoff, lessons …) and of reading or updating it. A named folder counts when it exists
+inside the repository and holds mostly Markdown; a named file when it is Markdown and is
+not itself an instruction or project front page (README, CONTRIBUTING …).
+
+Pure: the file system only, cached per instruction file and its modification time.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+INSTRUCTION_FILES = (
+    "AGENTS.md",
+    "CLAUDE.md",
+    "CLAUDE.local.md",
+    "GEMINI.md",
+    ".cursorrules",
+    ".windsurfrules",
+    ".clinerules",
+    ".github/copilot-instructions.md",
+    ".claude/CLAUDE.md",
+)
+"""Files each agent tool loads as its instructions, relative to the folder they govern."""
+
+ANCESTOR_LEVELS = 8
+"""How many folders up from a root its instructions are looked for (stopping at the
+repository's top, the folder holding ``.git``)."""
+
+_PATH_WORDS = frozenset(
+    {
+        "memory", "memories", "journal", "journals", "diary", "diaries", "wisdom", "learnings",
+        "lessons", "lessons-learned", "handoff", "handoffs", "sessions", "session-notes",
+        "scratchpad", "brain", "agent-notes", "ai-notes", "devlog", "worklog", "notes",
+    }
+)  # fmt: skip
+"""Names (a path part's stem) that say memory by themselves."""
+
+_SPEAKS_OF_MEMORY = re.compile(
+    r"(?i)\b(?:memor(?:y|ies)|journal|diary|remember|persist(?:ent|s)?|sessions?|handoff|"
+    r"learnings?|lessons|wisdom|scratchpad|knowledge\s+base|context\s+(?:files?|notes?|folder))\b"
+)
+_READ_OR_UPDATE = re.compile(
+    r"(?i)\b(?:read|re-?read|review|consult|check|load|update|append|record|write|log|add|"
+    r"keep|maintain|save|store|note|document|capture)\w*\b"
+)
+_BACKTICK = re.compile(r"`([^`\n]{1,200})`")
+_LINK = re.compile(r"\]\(\s*<?([^)\s>]{1,200})>?(?:\s+\"[^\"]*\")?\s*\)")
+_BARE = re.compile(r"(?<![\w/.@:~-])((?:\.?[\w-]+/)+(?:[\w.-]+\.md)?|[\w.-]+\.md)(?![\w/-])")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_NOT_MEMORY_FILES = frozenset(
+    {
+        "readme.md", "contributing.md", "changelog.md", "license.md", "security.md",
+        "code_of_conduct.md", "agents.md", "claude.md", "gemini.md", "claude.local.md",
+    }
+)  # fmt: skip
+_NOT_MEMORY_PARTS = frozenset(
+    {
+        "src", "lib", "app", "apps", "packages", "test", "tests", "scripts", "bin", "node_modules",
+        "commands", "skills", "agents", "prompts", "templates", "hooks", ".github", ".git",
+        "vendor", "dist", "build",
+    }
+)  # fmt: skip
+"""Path parts of code, instructions and tooling: never memory, whatever a line says."""
+
+
+@dataclass(frozen=True)
+class Instructed:
+    """What the instructions of one folder name as memory (absolute, existing paths)."""
+
+    folders: frozenset[Path]
+    """Folders named as memory: every Markdown file in them (and their subfolders) is."""
+    files: frozenset[Path]
+    """Markdown files named as memory (their folder is a root reading only them)."""
+
+
+EMPTY = Instructed(frozenset(), frozenset())
+
+
+def _candidates(line: str) -> list[str]:
+    found: list[str] = []
+    for pattern in (_BACKTICK, _LINK):
+        found += [m.group(1).strip() for m in pattern.finditer(line)]
+    rest = _LINK.sub(" ", _BACKTICK.sub(" ", line))
+    found += [m.group(1) for m in _BARE.finditer(rest)]
+    return found
+
+
+def _stem(part: str) -> str:
+    part = part.lower().lstrip(".")
+    return part[:-3] if part.endswith(".md") else part
+
+
+def _names_memory(line: str, path: str) -> bool:
+    parts = [p for p in path.split("/") if p and p != "."]
+    if any(_stem(p) in _PATH_WORDS for p in parts):
+        return True
+    return bool(_SPEAKS_OF_MEMORY.search(line) and _READ_OR_UPDATE.search(line))
+
+
+def _mostly_markdown(folder: Path) -> bool:
+    """At least one Markdown file, and Markdown is half or more of the files in the folder
+    and its immediate subfolders (a folder of code is not memory, whatever a line says)."""
+    md = other = 0
+    try:
+        for entry in os.scandir(folder):
+            if entry.name.startswith("."):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                try:
+                    for sub in os.scandir(entry.path):
+                        if sub.is_file(follow_symlinks=False):
+                            md, other = _count(sub.name, md, other)
+                except OSError:
+                    continue
+            elif entry.is_file(follow_symlinks=False):
+                md, other = _count(entry.name, md, other)
+    except OSError:
+        return False
+    return md >= 1 and md >= other
+
+
+def _count(name: str, md: int, other: int) -> tuple[int, int]:
+    return (md + 1, other) if name.lower().endswith(".md") else (md, other + 1)
+
+
+def _resolve(base: Path, top: Path, raw: str) -> Path | None:
+    text = raw.strip().strip("'\"").split("#", 1)[0].rstrip(":,;.")
+    if not text or "://" in text or text.startswith(("~", "$", "@")) or "*" in text:
+        return None
+    if any(ch in text for ch in " <>{}|\\"):
+        return None
+    for start in (base, top):
+        candidate = Path(os.path.normpath(start / text.lstrip("/")))
+        try:
+            rel = candidate.relative_to(top)
+        except ValueError:
+            continue
+        if any(p.lower() in _NOT_MEMORY_PARTS for p in rel.parts):
+            return None
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def read_instructions(folder: Path, top: Path) -> Instructed:
+    """The memory the instruction files of ``folder`` name (paths inside ``top``)."""
+    folders: set[Path] = set()
+    files: set[Path] = set()
+    for rel in INSTRUCTION_FILES:
+        path = folder / rel
+        try:
+            stamp = path.stat().st_mtime_ns
+        except OSError:
+            continue
+        if not path.is_file():
+            continue
+        got = _read_one(str(path), stamp, str(folder), str(top))
+        folders.update(got.folders)
+        files.update(got.files)
+    if not folders and not files:
+        return EMPTY
+    return Instructed(frozenset(folders), frozenset(files))
+
+
+@functools.lru_cache(maxsize=512)
+def _read_one(path: str, _stamp: int, folder: str, top: str) -> Instructed:
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read(262_144).decode("utf-8", "replace")
+    except OSError:
+        return EMPTY
+    base, root = Path(folder), Path(top)
+    folders: set[Path] = set()
+    files: set[Path] = set()
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced or "/" not in line and ".md" not in line.lower():
+            continue
+        for raw in _candidates(line):
+            if not _names_memory(line, raw):
+                continue
+            target = _resolve(base, root, raw)
+            if target is None or target == root:
+                continue
+            if target.is_dir():
+                if _mostly_markdown(target):
+                    folders.add(target)
+            elif target.name.lower().endswith(".md") and target.name.lower() not in (
+                _NOT_MEMORY_FILES
+            ):
+                files.add(target)
+    return Instructed(frozenset(folders), frozenset(files))
+
+
+def repository_top(start: Path) -> Path | None:
+    """The nearest folder at or above ``start`` holding ``.git`` (at most
+    ``ANCESTOR_LEVELS`` up), or None."""
+    here = start
+    for _ in range(ANCESTOR_LEVELS + 1):
+        if (here / ".git").exists():
+            return here
+        if here.parent == here:
+            return None
+        here = here.parent
+    return None
+
+
+def merged(a: Instructed, b: Instructed) -> Instructed:
+    """Both sets of named places."""
+    if not b.folders and not b.files:
+        return a
+    if not a.folders and not a.files:
+        return b
+    return Instructed(a.folders | b.folders, a.files | b.files)
+
+
+def named_above(folder: Path) -> Instructed:
+    """Everything the instruction files of ``folder`` and of the folders above it, up to
+    its repository's top, name as memory."""
+    folder = Path(os.path.abspath(folder))
+    top = repository_top(folder) or folder
+    got = EMPTY
+    here = folder
+    while True:
+        got = merged(got, read_instructions(here, top))
+        if here == top or here.parent == here:
+            return got
+        here = here.parent
+
+
+def names_root(named: Instructed, root: Path) -> bool:
+    """``root`` is a folder ``named`` names, or holds a file it names."""
+    return root in named.folders or any(f.parent == root for f in named.files)
+
+
+def instructed_for(root: Path) -> Instructed:
+    """What the instructions of ``root``'s repository name as memory, restricted to
+    ``root``: ``folders`` holds ``root`` when it was named as a folder (then all its
+    Markdown is memory), ``files`` the named files directly in it."""
+    root = Path(os.path.abspath(root))
+    named = named_above(root)
+    folders = frozenset(f for f in named.folders if f == root)
+    files = frozenset(f for f in named.files if f.parent == root)
+    if not folders and not files:
+        return EMPTY
+    return Instructed(folders, files)
+
+
+def is_instructed_root(root: Path) -> bool:
+    """``root`` is a folder the agent's instructions name as memory, or holds files they
+    name as memory."""
+    return names_root(named_above(root), Path(os.path.abspath(root)))
+
+
+__all__ = [
+    "EMPTY",
+    "INSTRUCTION_FILES",
+    "Instructed",
+    "instructed_for",
+    "is_instructed_root",
+    "merged",
+    "named_above",
+    "names_root",
+    "read_instructions",
+    "repository_top",
+]

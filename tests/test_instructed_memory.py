@@ -1,0 +1,198 @@
+"""Memory the repository's agent instructions name (issue 22): AGENTS.md or CLAUDE.md tells
+the agent to read `.docs/ai/`, to append to `diary/`, to keep a journal in `docs/MEMORY.md`.
+Those places are memory roots (kind ``notes``, judged by the generic rules only), found by
+``memls check`` and checked live by the language server — and code, tooling and project
+documents the same instructions mention are not.
+
+Every repository here is written by the test (no text from real repositories)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from memls.core.instructed import named_above
+from memls.core.workspace import RootKind, discover, is_memory_path, memory_files, root_kind
+from tests.cli_helpers import run_memls
+from tests.lsp_helpers import git, open_params, start, wait_for_diagnostics
+
+AGENTS = """# Working here
+
+At the start of each session read `.docs/ai/` for context. Before you stop, append a dated
+entry to diary/ and write down what you learned in `wisdom/`.
+Keep the project journal in [the journal](docs/JOURNAL.md).
+Read `src/` for the code, `docs/api.md` for the API and `scripts/` for the tools.
+Our commands live in `.claude/commands/`.
+
+```
+notes/ is an example folder in a code block, not an instruction
+```
+"""
+
+
+def _write(base: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = base / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _repo(tmp_path: Path, agents: str = AGENTS, name: str = "AGENTS.md") -> Path:
+    repo = tmp_path / "app"
+    (repo / ".git").mkdir(parents=True)
+    _write(
+        repo,
+        {
+            name: agents,
+            "README.md": "# App\n",
+            "src/main.py": "print('hi')\n",
+            "src/notes.md": "# Code notes\n",
+            "scripts/run.md": "# Run\n",
+            ".claude/commands/handoff.md": "Write a handoff.\n",
+            ".docs/ai/overview.md": "# Overview\n\nSee [the plan](plan.md).\n",
+            ".docs/ai/plan.md": "# Plan\n\n- first step\n",
+            ".docs/ai/journal/2026-11-02.md": "# 2026-11-02\n\nDid a thing.\n",
+            "diary/2026-11-01.md": "# 2026-11-01\n\nStarted.\n",
+            "wisdom/tools.md": "# Tools\n\n- use the [runner](../gone.md)\n",
+            "docs/JOURNAL.md": "# Journal\n\n## 2026-11-01\nStarted.\n",
+            "docs/api.md": "# API\n\nSee [missing](nowhere.md).\n",
+            "notes/example.md": "# Example\n",
+        },
+    )
+    return repo
+
+
+def _check(repo: Path) -> Any:
+    proc = run_memls("check", ".", "--format", "json", "--exit-zero", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_folders_and_files_the_instructions_name_are_roots(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    data = _check(repo)
+    roots = {r["path"]: r for r in data["roots"]}
+    assert set(roots) == {".docs/ai", "diary", "wisdom", "docs"}, sorted(roots)
+    for path in roots:
+        assert roots[path]["kind"] == "notes", (path, roots[path]["kind"])
+    # a named folder is read whole (its journal/ too); a named file's folder only that file
+    assert roots[".docs/ai"]["files"] == [
+        ".docs/ai/journal/2026-11-02.md",
+        ".docs/ai/overview.md",
+        ".docs/ai/plan.md",
+    ]
+    assert roots["docs"]["files"] == ["docs/JOURNAL.md"]
+    # what the instructions mention that is not memory is not judged: the dead link in
+    # docs/api.md (a project document) is no finding; the one in wisdom/ is
+    found = {(d["path"], d["code"]) for d in data["diagnostics"]}
+    assert ("wisdom/tools.md", "IX012") in found
+    assert not any(p.startswith(("docs/api", "src/", "scripts/", "notes/")) for p, _ in found)
+
+
+def test_only_generic_rules_judge_named_notes(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    (repo / "diary" / "MEMO.md").write_text("# Memo\n\n" + "word " * 20, encoding="utf-8")
+    data = _check(repo)
+    codes = {d["code"] for d in data["diagnostics"]}
+    assert codes <= {"IX012", "MF003", "SZ001", "SC001", "SC002", "SC003", "SC004", "SC005"}
+    root = next(r for r in data["roots"] if r["path"] == "diary")
+    assert "IX012" in root["rules"] and "MF003" in root["rules"]
+
+
+def test_code_tooling_and_code_blocks_are_not_named_memory(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    named = named_above(repo)
+    names = {p.relative_to(repo).as_posix() for p in named.folders | named.files}
+    assert names == {".docs/ai", "diary", "wisdom", "docs/JOURNAL.md"}
+
+
+def test_a_line_that_does_not_speak_of_memory_names_nothing(tmp_path: Path) -> None:
+    text = "Read `guide/` before you change the API; update `reference/` with new endpoints.\n"
+    repo = _repo(tmp_path, agents=text)
+    _write(repo, {"guide/a.md": "# A\n", "reference/b.md": "# B\n"})
+    assert named_above(repo).folders == frozenset()
+    assert [r for r in discover(repo).roots if r.name in ("guide", "reference")] == []
+
+
+def test_claude_md_and_a_sub_project_agents_md_count(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, agents="# Project\n", name="CLAUDE.md")
+    _write(
+        repo,
+        {
+            "CLAUDE.md": "Remember decisions across sessions: update `memory-notes/`.\n",
+            "memory-notes/decisions.md": "# Decisions\n",
+            "services/api/AGENTS.md": "Keep a session log in `worklog/` and read it first.\n",
+            "services/api/worklog/2026-11-03.md": "# 2026-11-03\n",
+        },
+    )
+    found = {r.relative_to(repo).as_posix() for r in discover(repo).roots}
+    assert {"memory-notes", "services/api/worklog"} <= found
+    assert root_kind(repo / "services" / "api" / "worklog") is RootKind.NOTES
+
+
+def test_a_named_folder_of_code_is_not_memory(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, agents="Record what each session learned in `tools/memory/`.\n")
+    _write(repo, {"tools/memory/a.py": "x = 1\n", "tools/memory/b.py": "y = 2\n"})
+    _write(repo, {"tools/memory/c.md": "# C\n"})
+    assert repo / "tools" / "memory" not in named_above(repo).folders
+
+
+def test_where_a_notes_root_keeps_its_files(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    docs = repo / "docs"
+    assert root_kind(docs) is RootKind.NOTES
+    assert memory_files(docs) == [docs / "JOURNAL.md"]
+    assert is_memory_path(docs, docs / "JOURNAL.md")
+    assert not is_memory_path(docs, docs / "api.md")
+    ai = repo / ".docs" / "ai"
+    assert is_memory_path(ai, ai / "journal" / "2026-11-04.md")  # not on disk yet
+
+
+@pytest_lsp.fixture(  # type: ignore[untyped-decorator]
+    params=["visual_studio_code", "neovim"],
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "memls.lsp"]),
+)
+async def client(
+    request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path
+) -> AsyncIterator[None]:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    _write(
+        repo,
+        {
+            "AGENTS.md": "At the start of every session read `.docs/ai/` first.\n",
+            ".docs/ai/overview.md": "# Overview\n",
+            "memory-bank/activeContext.md": "# Active context\n\nWorking on parsing.\n",
+            "memory-bank/progress.md": "# Progress\n\n- parser\n",
+            "memory-bank/projectbrief.md": "# Brief\n\nA parser.\n",
+            "memory-bank/journal/2026-11-01.md": "# 2026-11-01\n\nStarted.\n",
+        },
+    )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "init")
+    await start(lsp_client, request.param, repo)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.parametrize(
+    "rel", [".docs/ai/journal/2026-11-05.md", "memory-bank/journal/2026-11-01.md"]
+)
+async def test_the_server_checks_named_notes_and_a_memory_bank_journal_live(
+    client: LanguageClient, tmp_path: Path, rel: str
+) -> None:
+    path = tmp_path / "repo" / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "# A day\n\nSee [the plan](no-such-plan.md).\n"
+    client.text_document_did_open(open_params(path, text))
+    diags = await wait_for_diagnostics(client, path, lambda codes: "IX012" in codes)
+    assert any("no-such-plan.md" in d.message for d in diags)
