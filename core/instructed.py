@@ -193,7 +193,7 @@ def _read_one(path: str, _stamp: int, folder: str, top: str) -> Instructed:
         if _FENCE.match(line):
             fenced = not fenced
             continue
-        if fenced or "/" not in line and ".md" not in line.lower():
+        if fenced or ("/" not in line and ".md" not in line.lower()):
             continue
         for raw in _candidates(line):
             if not _names_memory(line, raw):
@@ -242,7 +242,7 @@ def named_above(folder: Path) -> Instructed:
     here = folder
     while True:
         got = merged(got, read_instructions(here, top))
-        if here == top or here.parent == here:
+        if here in (top, here.parent):
             return got
         here = here.parent
 

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from memls.core.instructed import named_above
@@ -104,7 +103,8 @@ def test_only_generic_rules_judge_named_notes(tmp_path: Path) -> None:
     codes = {d["code"] for d in data["diagnostics"]}
     assert codes <= {"IX012", "MF003", "SZ001", "SC001", "SC002", "SC003", "SC004", "SC005"}
     root = next(r for r in data["roots"] if r["path"] == "diary")
-    assert "IX012" in root["rules"] and "MF003" in root["rules"]
+    assert "IX012" in root["rules"]
+    assert "MF003" in root["rules"]
 
 
 def test_code_tooling_and_code_blocks_are_not_named_memory(tmp_path: Path) -> None:

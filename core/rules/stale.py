@@ -15,6 +15,7 @@ merge commit that brought it into the default branch. Every call is bounded
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import os
 import re
@@ -277,14 +278,12 @@ def _newer_handoff(ws: Workspace, path: Path, day: _dt.date) -> bool:
             candidates.update(Path(e.path) for e in os.scandir(folder) if is_handoff_name(e.name))
         except OSError:
             continue
-    try:  # a dated series in the handoff's own folder: `2025-12-05-SESSION-31.md` and later
+    with contextlib.suppress(OSError):  # a dated series in its folder: `…-SESSION-31.md` on
         candidates.update(
             Path(e.path)
             for e in os.scandir(path.parent)
             if e.name.lower().endswith(".md") and name_date(e.name) is not None
         )
-    except OSError:
-        pass
     top = ws.git.toplevel
     hist = history(ws.git) if top is not None else None
     if top is not None and hist is not None:
