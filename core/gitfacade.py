@@ -391,6 +391,73 @@ def merge_commit(git: Git, branch: str, into: str) -> Commit | None:
     return value if isinstance(value, Commit) else None
 
 
+def _tip(git: Git, branch: str) -> str | None:
+    branches = git.branches()
+    if branches is None:
+        return None
+    if branch in branches.local:
+        return branch
+    if branch in branches.remote:
+        out = git._out("for-each-ref", "--format=%(refname:short)", f"refs/remotes/*/{branch}")
+        return (out or "").split("\n", 1)[0].strip() or None
+    return None
+
+
+SQUASH_SCAN = 256
+"""How many commits of the default branch after a branch's fork point are searched for the
+squash merge that took its work."""
+
+
+def _applied(git: Git, onto: str, tip: str) -> bool:
+    """Merging ``tip`` into ``onto`` would change nothing: ``onto`` already holds its work."""
+    merged = git._out("merge-tree", "--write-tree", onto, tip)
+    tree = git._out("rev-parse", f"{onto}^{{tree}}")
+    if not merged or not tree:
+        return False
+    return merged.split("\n", 1)[0].strip() == tree.strip()
+
+
+def squash_commit(git: Git, branch: str, into: str) -> Commit | None:
+    """The commit of ``into`` that took ``branch``'s work as one squashed commit (GitHub's
+    "Squash and merge", ``git merge --squash``): the oldest commit after the fork point at
+    which merging the branch would change nothing. None when ``into`` does not hold the
+    branch's work, or the branch has no work of its own (needs git 2.38's
+    ``merge-tree --write-tree``; older git: None)."""
+    tip = _tip(git, branch)
+    if tip is None:
+        return None
+
+    def compute() -> Commit | None:
+        base = git._out("merge-base", tip, into)
+        head = git._out("rev-parse", tip)
+        if not base or not head or base.strip() == head.strip():
+            return None
+        if not _applied(git, into, tip):
+            return None
+        out = git._out(
+            "log", "--reverse", "--first-parent", "--format=%H%x1f%ct%x1f%s",
+            f"{base.strip()}..{into}", "--",
+        )  # fmt: skip
+        lines = [ln for ln in (out or "").splitlines() if ln.count("\x1f") >= 2][-SQUASH_SCAN:]
+        lo, hi = 0, len(lines) - 1
+        if hi < 0:
+            return None
+        while lo < hi:  # the first commit that holds the work (later ones hold it too)
+            mid = (lo + hi) // 2
+            if _applied(git, lines[mid].split("\x1f", 1)[0], tip):
+                hi = mid
+            else:
+                lo = mid + 1
+        sha, when, subject = lines[lo].split("\x1f", 2)
+        try:
+            return Commit(sha, int(when), subject, ())
+        except ValueError:
+            return None
+
+    value = git._cached(f"squash-commit:{tip}:{into}", compute)
+    return value if isinstance(value, Commit) else None
+
+
 def has_refs(git: Git, prefix: str) -> bool:
     """Whether any ref lives under ``prefix`` (``refs/memls/``: the root uses snapshots)."""
 

@@ -110,7 +110,9 @@ def _names_memory(line: str, path: str) -> bool:
     parts = [p for p in path.split("/") if p and p != "."]
     if any(_stem(p) in _PATH_WORDS for p in parts):
         return True
-    return bool(_SPEAKS_OF_MEMORY.search(line) and _READ_OR_UPDATE.search(line))
+    prose = _LINK.sub(" ", _BACKTICK.sub(" ", line))  # the words, not the paths beside them
+    prose = _BARE.sub(" ", prose)
+    return bool(_SPEAKS_OF_MEMORY.search(prose) and _READ_OR_UPDATE.search(prose))
 
 
 def _mostly_markdown(folder: Path) -> bool:

@@ -196,3 +196,12 @@ async def test_the_server_checks_named_notes_and_a_memory_bank_journal_live(
     client.text_document_did_open(open_params(path, text))
     diags = await wait_for_diagnostics(client, path, lambda codes: "IX012" in codes)
     assert any("no-such-plan.md" in d.message for d in diags)
+
+
+def test_a_memory_path_on_a_line_does_not_make_its_neighbours_memory(tmp_path: Path) -> None:
+    text = "Checked for duplicates over `guides/`, `memories/` and `CLAUDE.md`.\n"
+    repo = _repo(tmp_path, agents=text)
+    _write(repo, {"guides/a.md": "# A\n", "memories/b.md": "# B\n"})
+    named = named_above(repo)
+    assert repo / "memories" in named.folders
+    assert repo / "guides" not in named.folders

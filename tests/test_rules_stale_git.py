@@ -344,3 +344,37 @@ def test_a_dated_handoff_in_a_dated_series_is_history(repo: Path) -> None:
         commit_file(repo, f"src/d{n}.py", "x\n", f"work {n}")
     root = repo / "notes"
     assert _check(root, "2025-12-05-SESSION-31-HANDOFF.md", ("HO006",), stale_commits=2) == []
+
+
+def test_a_squash_merged_branch_is_merged(repo: Path) -> None:
+    """GitHub's "Squash and merge": the branch's work lands on main as one new commit, the
+    branch is not an ancestor of main — the commit that took the work is the evidence."""
+    git(repo, "checkout", "-q", "-b", "feat/sq")
+    commit_file(repo, "src/sq.py", "x\n", "feature work")
+    cp = (
+        "# Checkpoint: sq\n\n- **Branch:** `feat/sq`\n- **Saved:** 2020-01-01 10:00\n\n"
+        "## Next Action: Finish sq\nIN PROGRESS.\n\n## Done This Session\n- things\n\n"
+        "## Failed Approaches\n- None\n\n## Modified Files\n- src/sq.py\n"
+    )
+    commit_file(repo, "mem/checkpoint-sq.md", cp, "checkpoint")
+    commit_file(repo, "src/sq2.py", "y\n", "more feature work")
+    git(repo, "checkout", "-q", "main")
+    commit_file(repo, "src/other.py", "z\n", "unrelated work on main")
+    root = repo / "mem"
+    git(repo, "merge", "-q", "--squash", "feat/sq")
+    git(repo, "commit", "-q", "-m", "Add sq (#12)")
+    commit_file(repo, "src/after.py", "w\n", "later work on main")
+    [diag] = _check(root, "checkpoint-sq.md", ("CP025",))
+    assert "branch `feat/sq` was merged into `main` by " in diag.message
+    assert "('Add sq (#12)')" in diag.message
+
+
+def test_a_branch_whose_work_is_not_on_main_is_not_squash_merged(repo: Path) -> None:
+    git(repo, "checkout", "-q", "-b", "feat/open")
+    commit_file(repo, "src/open.py", "x\n", "feature work")
+    text = HANDOFF.replace("- **Updated:**", "- **Branch:** `feat/open`\n- **Updated:**")
+    commit_file(repo, ".handoff.md", text, "handoff on the branch")
+    git(repo, "checkout", "-q", "main")
+    commit_file(repo, "src/open.py", "different\n", "main changed the same file")
+    git(repo, "checkout", "-q", "feat/open")
+    assert _check(repo, ".handoff.md", ("HO007",)) == []

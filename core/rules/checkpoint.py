@@ -239,7 +239,8 @@ RULES = (
         rationale="warning: the work was merged; the checkpoint may describe finished work",
         doc="""
         The checkpoint's branch was merged into the default branch after the checkpoint
-        was saved (the message names the merge). Its work may be finished.
+        was saved — by a merge commit, or squashed into one commit — and the message names
+        that commit. Its work may be finished.
 
         Fix: clear the checkpoint (`memls checkpoint clear NAME`) if nothing is left.
         """,

@@ -125,8 +125,10 @@ RULES = (
         "the handoff's branch was merged into the default branch since it was written",
         rationale="warning: the work was merged; the handoff may describe finished work",
         doc="""
-        The handoff's branch was merged into the default branch after it was written (the
-        message names the merge); its open work may be done.
+        The handoff's branch was merged into the default branch after it was written — by a
+        merge commit, or squashed into one commit ("Squash and merge": the default branch
+        holds all of the branch's work) — and the message names that commit; its open work
+        may be done.
 
         Fix: check the open work, then rewrite or retire the handoff.
         """,

@@ -30,6 +30,7 @@ from memls.core.gitfacade import (
     history,
     merge_commit,
     merged_branches,
+    squash_commit,
     status_of,
 )
 from memls.core.model import Document, FileKind
@@ -419,9 +420,11 @@ def _merge_subject(branch: str) -> re.Pattern[str]:
 
 def merged_since(ws: Workspace, branch: str, when: Written) -> tuple[str, Commit] | None:
     """(default branch, merge commit) when ``branch`` was merged after ``when``: an
-    existing branch the default branch contains through a merge commit, or a branch gone
-    from the repository whose merge commit is in HEAD's history."""
+    existing branch the default branch contains through a merge commit, or whose work it
+    took as one squashed commit, or a branch gone from the repository whose merge commit is
+    in HEAD's history."""
     git = ws.git
+    squashed = False
     into = default_branch(git)
     if into is None or branch in (into, into.split("/", 1)[-1]):
         return None
@@ -429,17 +432,21 @@ def merged_since(ws: Workspace, branch: str, when: Written) -> tuple[str, Commit
     if branches is None:
         return None
     if branches.exists(branch):
-        if branch not in merged_branches(git, into):
-            return None
-        commit = merge_commit(git, branch, into)
+        squashed = branch not in merged_branches(git, into)
+        if squashed:
+            commit = squash_commit(git, branch, into)  # its work came in as one commit
+        else:
+            commit = merge_commit(git, branch, into)
     else:
         hist = history(git)
         pattern = _merge_subject(branch)
         commit = (
             next((c for c in hist.commits if pattern.search(c.subject)), None) if hist else None
         )
-    if commit is None or commit.time <= when.time:
+    if commit is None or commit.time < when.time:
         return None
+    if commit.time == when.time and not squashed:
+        return None  # a squash commit brings the memory itself in: it was written before
     return into, commit
 
 
