@@ -433,10 +433,9 @@ def merged_since(ws: Workspace, branch: str, when: Written) -> tuple[str, Commit
         return None
     if branches.exists(branch):
         squashed = branch not in merged_branches(git, into)
-        if squashed:
-            commit = squash_commit(git, branch, into)  # its work came in as one commit
-        else:
-            commit = merge_commit(git, branch, into)
+        # not an ancestor: its work may have come in as one squashed commit
+        find = squash_commit if squashed else merge_commit
+        commit = find(git, branch, into)
     else:
         hist = history(git)
         pattern = _merge_subject(branch)
