@@ -1,5 +1,6 @@
 """Memory a repository's agent instructions name: folders and files that AGENTS.md,
-CLAUDE.md (and the other tools' instruction files) tell the agent to read or update.
+CLAUDE.md (and the other tools' instruction files and rule folders: ``.claude/rules/``,
+``.cursor/rules/`` …) tell the agent to read or update.
 
 People keep memory under names no list anticipates — ``.docs/ai/``, ``diary/``,
 ``wisdom/``, a journal in ``docs/MEMORY.md`` — and say so where the agent will read it:
@@ -37,6 +38,15 @@ INSTRUCTION_FILES = (
     ".claude/CLAUDE.md",
 )
 """Files each agent tool loads as its instructions, relative to the folder they govern."""
+INSTRUCTION_FOLDERS = (
+    (".claude/rules", (".md",)),
+    (".cursor/rules", (".md", ".mdc")),
+    (".windsurf/rules", (".md",)),
+    (".clinerules", (".md",)),
+    (".github/instructions", (".md",)),
+)
+"""Folders of rule files the tools load beside (or instead of) one instructions file."""
+RULE_FILES_MAX = 64
 
 ANCESTOR_LEVELS = 8
 """How many folders up from a root its instructions are looked for (stopping at the
@@ -46,10 +56,11 @@ _PATH_WORDS = frozenset(
     {
         "memory", "memories", "journal", "journals", "diary", "diaries", "wisdom", "learnings",
         "lessons", "lessons-learned", "handoff", "handoffs", "sessions", "session-notes",
-        "scratchpad", "brain", "agent-notes", "ai-notes", "devlog", "worklog", "notes",
+        "scratchpad", "brain", "agent-notes", "ai-notes", "devlog", "worklog",
     }
 )  # fmt: skip
-"""Names (a path part's stem) that say memory by themselves."""
+"""Names (a path part's stem) that say memory by themselves (not ``notes``: a project's
+``docs/notes/`` of ideas is as common as an agent's)."""
 
 _SPEAKS_OF_MEMORY = re.compile(
     r"(?i)\b(?:memor(?:y|ies)|journal|diary|remember|persist(?:ent|s)?|sessions?|handoff|"
@@ -164,8 +175,7 @@ def read_instructions(folder: Path, top: Path) -> Instructed:
     """The memory the instruction files of ``folder`` name (paths inside ``top``)."""
     folders: set[Path] = set()
     files: set[Path] = set()
-    for rel in INSTRUCTION_FILES:
-        path = folder / rel
+    for path in _instruction_paths(folder):
         try:
             stamp = path.stat().st_mtime_ns
         except OSError:
@@ -178,6 +188,20 @@ def read_instructions(folder: Path, top: Path) -> Instructed:
     if not folders and not files:
         return EMPTY
     return Instructed(frozenset(folders), frozenset(files))
+
+
+def _instruction_paths(folder: Path) -> list[Path]:
+    paths = [folder / rel for rel in INSTRUCTION_FILES]
+    for rel, suffixes in INSTRUCTION_FOLDERS:
+        place = folder / rel
+        if not place.is_dir():
+            continue
+        try:
+            names = sorted(e.name for e in os.scandir(place) if e.name.endswith(suffixes))
+        except OSError:
+            continue
+        paths += [place / n for n in names[:RULE_FILES_MAX]]
+    return paths
 
 
 @functools.lru_cache(maxsize=512)

@@ -529,9 +529,48 @@ def root_kind(root: Path) -> RootKind:
         return RootKind.MEMORY_TOOL
     if handoffs:
         return RootKind.HANDOFF
-    if is_instructed_root(root):
+    if is_notes_folder(root) or is_instructed_root(root):
         return RootKind.NOTES
     return RootKind.MEMORY
+
+
+NOTES_FOLDERS = frozenset(
+    {
+        "sessions", "session-notes", "session_notes", "session-logs", "session_logs",
+        "session-summaries", "devlog", "worklog", "checkpoints",
+    }
+)  # fmt: skip
+"""Folders whose name says they keep an agent's notes session by session (and a
+``checkpoints/`` of another tool's format): memory when most of their Markdown is dated or
+numbered by its name (``2026-01-24-stats.md``, ``session-42.md``, ``2026-04-21-cp03.md``)."""
+JOURNAL_FOLDERS = frozenset({"diary", "diaries", "journal", "journals"})
+"""Folders that are memory by their name alone once they hold one dated Markdown file."""
+_NUMBERED = re.compile(r"\d")
+
+
+def is_notes_folder(folder: Path) -> bool:
+    """A folder of session notes, a diary or a journal by its name and its files' names
+    (see ``NOTES_FOLDERS``, ``JOURNAL_FOLDERS``): kind ``notes``, judged by the generic
+    rules only."""
+    name = folder.name.lower().lstrip(".")
+    if name not in NOTES_FOLDERS and name not in JOURNAL_FOLDERS:
+        return False
+    try:
+        md = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
+    except OSError:
+        return False
+    if name in JOURNAL_FOLDERS:
+        return any(_has_name_date(n) for n in md)
+    marked = sum(1 for n in md if _NUMBERED.search(n))
+    return len(md) >= 2 and marked * 2 >= len(md)
+
+
+_NAME_DATE = re.compile(r"(?<!\d)20\d{2}[-_.]?[01]\d[-_.]?[0-3]\d(?!\d)")
+
+
+def _has_name_date(name: str) -> bool:
+    """A file name carrying a date (``2026-01-31.md``, ``20260131-notes.md``)."""
+    return _NAME_DATE.search(name) is not None
 
 
 def is_memory_bank(folder: Path) -> bool:
@@ -584,7 +623,7 @@ def memory_files(root: Path, kind: RootKind | None = None) -> list[Path]:
         return _handoff_files(root)
     if kind is RootKind.NOTES:
         named = instructed_for(root)
-        if not named.folders:
+        if not named.folders and not is_notes_folder(root):
             return sorted(f for f in named.files if f.is_file())
     found: list[Path] = []
     depth = _NESTED_KINDS.get(kind, 0)
@@ -636,7 +675,7 @@ def is_memory_path(root: Path, path: Path, kind: RootKind | None = None) -> bool
         return parent == root and is_handoff_name(path.name)
     if kind is RootKind.NOTES:
         named = instructed_for(root)
-        if not named.folders:
+        if not named.folders and not is_notes_folder(root):
             return path in named.files
     if kind is RootKind.MEMORY:
         return parent in (root, root / "memory") or path == root / "transcripts" / ".handoff.md"
@@ -1250,7 +1289,7 @@ def _walk_candidate(path: Path, top: bool, named: Instructed = EMPTY) -> RootKin
             return None
     if _handoff_files(path):
         return RootKind.HANDOFF
-    if names_root(named, path):
+    if is_notes_folder(path) or names_root(named, path):
         return RootKind.NOTES
     return None
 
@@ -1369,7 +1408,11 @@ def discover(folder: Path, *, home: Path | None = None) -> Discovery:
     if own_top is not None or whole:
         found.append(folder)
     skip_top = _own_folders(folder, own_top or RootKind.MEMORY, choice.layout if whole else None)
-    if own_top is RootKind.NOTES and folder not in top_named.folders:
+    if (
+        own_top is RootKind.NOTES
+        and folder not in top_named.folders
+        and not is_notes_folder(folder)
+    ):
         skip_top = set()  # the top holds named files only: the rest is still searched
     repo_top = repository_top(folder) or folder
     entries_seen = 0
@@ -1406,7 +1449,8 @@ def discover(folder: Path, *, home: Path | None = None) -> Discovery:
                 found.append(sub)
                 sub_choice = layout_choice(sub) if kind is RootKind.MEMORY else None
                 own = _own_folders(sub, kind, sub_choice.layout if sub_choice else None)
-                if "*" in own and not (kind is RootKind.NOTES and sub not in named.folders):
+                files_only = kind is RootKind.NOTES and sub not in named.folders
+                if "*" in own and not (files_only and not is_notes_folder(sub)):
                     continue
             if depth + 1 >= WALK_MAX_DEPTH:
                 if result.truncated is None:

@@ -205,3 +205,55 @@ def test_a_memory_path_on_a_line_does_not_make_its_neighbours_memory(tmp_path: P
     named = named_above(repo)
     assert repo / "memories" in named.folders
     assert repo / "guides" not in named.folders
+
+
+def test_a_notes_folder_of_ideas_is_not_memory_by_its_name(tmp_path: Path) -> None:
+    text = "- **`docs/ideas/`** and `docs/notes/` — exploration only: brainstorming, research.\n"
+    repo = _repo(tmp_path, agents=text)
+    _write(repo, {"docs/notes/a.md": "# A\n", "docs/ideas/b.md": "# B\n"})
+    assert named_above(repo).folders == frozenset()
+
+
+def test_folders_of_session_notes_diaries_and_dated_checkpoints(tmp_path: Path) -> None:
+    """Memory by a folder's name and its files' names, with no instruction naming it."""
+    repo = _repo(tmp_path, agents="# Working here\n")
+    _write(
+        repo,
+        {
+            ".claude/sessions/2026-01-24-stats.md": "# Stats\n\nDone.\n",
+            ".claude/sessions/2026-01-29-metrics.md": "# Metrics\n\nDone.\n",
+            ".claude/sessions/INDEX.md": "# Sessions\n\n- [stats](2026-01-24-stats.md)\n",
+            "diary/2026-01-31.md": "# A day\n",
+            "docs/checkpoints/2026-04-21-cp03.md": "# CP 3\n\nState.\n",
+            "docs/checkpoints/2026-04-24-cp04.md": "# CP 4\n\nState.\n",
+            "docs/checkpoints/README.md": "# About checkpoints\n",
+            "src/sessions/handler.md": "# Handler\n",  # one undated note: not a folder of notes
+        },
+    )
+    found = {r.relative_to(repo).as_posix(): root_kind(r) for r in discover(repo).roots}
+    for rel in (".claude/sessions", "diary", "docs/checkpoints"):
+        assert found.get(rel) is RootKind.NOTES, (rel, found)
+    assert "src/sessions" not in found
+    sessions = repo / ".claude" / "sessions"
+    assert [p.name for p in memory_files(sessions)] == [
+        "2026-01-24-stats.md",
+        "2026-01-29-metrics.md",
+        "INDEX.md",
+    ]
+
+
+def test_rule_folders_are_instructions_too(tmp_path: Path) -> None:
+    """Claude Code loads `.claude/rules/*.md`, Cursor `.cursor/rules/*.mdc`: a knowledge base
+    they tell the agent to keep is memory."""
+    repo = _repo(tmp_path, agents="# Working here\n")
+    _write(
+        repo,
+        {
+            ".claude/rules/knowledgebase.md": "After each session record what you learned in `kb/`.\n",
+            ".cursor/rules/memory.mdc": "Read `.cursor/memory/` at the start of every session.\n",
+            "kb/decision-log.md": "# Decisions\n",
+            ".cursor/memory/activeState.md": "# State\n",
+        },
+    )
+    names = {p.relative_to(repo).as_posix() for p in named_above(repo).folders}
+    assert {"kb", ".cursor/memory"} <= names

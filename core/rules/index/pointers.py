@@ -221,6 +221,8 @@ def check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
     resolver = ctx.workspace.links
     if is_session_transcript(doc):
         return  # a saved conversation quotes brackets it never meant as links
+    if is_record(ctx.workspace, doc):
+        return  # a dated or archived record: the files it linked then have moved on
     for link in extract_links(doc):
         if link.kind not in ("markdown", "reference", "wikilink"):
             continue
@@ -233,6 +235,15 @@ def check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
             "or the repository): fix the link, or create the file it names",
             link.range,
         )
+
+
+def is_record(ws: Workspace, doc: Document) -> bool:
+    """A note kept as a record of its day, not maintained after: one in an archive (old,
+    history, past) folder, or one dated by its name (``2025-11-30-SESSION-16.md``,
+    ``2026-04-21-cp03.md``). The links it held lead where the project was then."""
+    from memls.core.rules.stale import in_history_folder, name_date
+
+    return name_date(doc.path.name) is not None or in_history_folder(ws, doc)
 
 
 _TURN = re.compile(r"^(?:\*\*)?(?:user|assistant|human|ai|system)(?:\*\*)?\s*:", re.IGNORECASE)
