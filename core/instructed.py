@@ -117,13 +117,62 @@ def _stem(part: str) -> str:
     return part[:-3] if part.endswith(".md") else part
 
 
-def _names_memory(line: str, path: str) -> bool:
-    parts = [p for p in path.split("/") if p and p != "."]
-    if any(_stem(p) in _PATH_WORDS for p in parts):
-        return True
-    prose = _LINK.sub(" ", _BACKTICK.sub(" ", line))  # the words, not the paths beside them
-    prose = _BARE.sub(" ", prose)
-    return bool(_SPEAKS_OF_MEMORY.search(prose) and _READ_OR_UPDATE.search(prose))
+def _prose(text: str) -> str:
+    """The words of ``text``, without the paths on it (a path names, it does not speak)."""
+    return _BARE.sub(" ", _LINK.sub(" ", _BACKTICK.sub(" ", text)))
+
+
+def _speaks(text: str) -> bool:
+    return _SPEAKS_OF_MEMORY.search(_prose(text)) is not None
+
+
+def _acts(text: str) -> bool:
+    return _READ_OR_UPDATE.search(_prose(text)) is not None
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|;\s*")
+
+
+def named_paths(line: str) -> list[str]:
+    """The paths a line names as memory. A path names memory by itself when a part of it
+    is a memory word (``diary/``, ``wisdom/``); otherwise its clause (the line cut at
+    commas and brackets, within its sentence) must speak of memory and of reading or
+    updating it — or say the reading or updating while a clause of the same sentence that
+    names no path of its own speaks of memory ("At the start of each session, read
+    `.docs/ai/`"). "a memory bullet in CLAUDE.md, an update in `shared/`" names neither."""
+    out: list[str] = []
+    for sentence in _SENTENCE.split(line):
+        clauses = _split_outside(sentence)
+        lenders = [c for c in clauses if not _candidates(c) and _speaks(c)]
+        for clause in clauses:
+            for raw in _candidates(clause):
+                parts = [p for p in raw.split("/") if p and p != "."]
+                by_name = any(_stem(p) in _PATH_WORDS for p in parts)
+                if by_name or (_acts(clause) and (_speaks(clause) or lenders)):
+                    out.append(raw)
+    return out
+
+
+def _split_outside(sentence: str) -> list[str]:
+    """Cut at commas and brackets outside code spans and link targets."""
+    out: list[str] = []
+    buf: list[str] = []
+    in_code = False
+    depth = 0
+    for i, ch in enumerate(sentence):
+        if ch == "`":
+            in_code = not in_code
+        elif not in_code and ch == "(" and i and sentence[i - 1] == "]":
+            depth += 1
+        elif not in_code and ch == ")" and depth:
+            depth -= 1
+        elif not in_code and not depth and ch in ",()":
+            out.append("".join(buf))
+            buf = []
+            continue
+        buf.append(ch)
+    out.append("".join(buf))
+    return out
 
 
 def _mostly_markdown(folder: Path) -> bool:
@@ -221,9 +270,7 @@ def _read_one(path: str, _stamp: int, folder: str, top: str) -> Instructed:
             continue
         if fenced or ("/" not in line and ".md" not in line.lower()):
             continue
-        for raw in _candidates(line):
-            if not _names_memory(line, raw):
-                continue
+        for raw in named_paths(line):
             target = _resolve(base, root, raw)
             if target is None or target == root:
                 continue

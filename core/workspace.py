@@ -516,6 +516,8 @@ def root_kind(root: Path) -> RootKind:
         return RootKind.HERMES
     if is_memory_bank(root):
         return RootKind.MEMORY_BANK
+    if is_notes_folder(root):
+        return RootKind.NOTES
     if is_root(root) or _journal_log_in(root):
         return RootKind.MEMORY
     handoffs = _handoff_files(root)
@@ -529,7 +531,9 @@ def root_kind(root: Path) -> RootKind:
         return RootKind.MEMORY_TOOL
     if handoffs:
         return RootKind.HANDOFF
-    if is_notes_folder(root) or is_instructed_root(root):
+    if name.startswith(".") and _has_memory_note(root):
+        return RootKind.MEMORY  # a tool's hidden memory folder (`.wolf/memory.md`)
+    if is_instructed_root(root) or journal_notes(root) or is_agent_notes_folder(root):
         return RootKind.NOTES
     return RootKind.MEMORY
 
@@ -537,7 +541,7 @@ def root_kind(root: Path) -> RootKind:
 NOTES_FOLDERS = frozenset(
     {
         "sessions", "session-notes", "session_notes", "session-logs", "session_logs",
-        "session-summaries", "devlog", "worklog", "checkpoints",
+        "session-summaries", "devlog", "worklog", "checkpoints", "handoff", "handoffs",
     }
 )  # fmt: skip
 """Folders whose name says they keep an agent's notes session by session (and a
@@ -548,21 +552,83 @@ JOURNAL_FOLDERS = frozenset({"diary", "diaries", "journal", "journals"})
 _NUMBERED = re.compile(r"\d")
 
 
+def _folder_word(name: str) -> str:
+    """``checkpoints-pre-phase3`` → ``checkpoints``; ``session_logs`` stays whole."""
+    name = name.lower().lstrip(".")
+    if name in NOTES_FOLDERS or name in JOURNAL_FOLDERS:
+        return name
+    head = re.split(r"[-_.]", name, maxsplit=1)[0]
+    return head if head in NOTES_FOLDERS or head in JOURNAL_FOLDERS else name
+
+
 def is_notes_folder(folder: Path) -> bool:
     """A folder of session notes, a diary or a journal by its name and its files' names
     (see ``NOTES_FOLDERS``, ``JOURNAL_FOLDERS``): kind ``notes``, judged by the generic
-    rules only."""
-    name = folder.name.lower().lstrip(".")
+    rules only. A ``checkpoints/`` (or ``handoff/``) folder counts when memls's own
+    checkpoint (handoff) names are not the most of its files — then memls's rules judge it."""
+    name = _folder_word(folder.name)
     if name not in NOTES_FOLDERS and name not in JOURNAL_FOLDERS:
         return False
     try:
         md = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
     except OSError:
         return False
-    if name in JOURNAL_FOLDERS:
-        return any(_has_name_date(n) for n in md)
+    if name in JOURNAL_FOLDERS or (name == "sessions" and folder.parent.name == ".claude"):
+        return any(_has_name_date(n) for n in md)  # Claude Code's session summaries too
+    if name == "checkpoints" and sum(1 for n in md if CHECKPOINT_RE.match(n)) * 2 >= len(md):
+        return False  # memls's (or a named) checkpoint folder: a memory root
+    if name in ("handoff", "handoffs") and sum(1 for n in md if is_handoff_name(n)) * 2 >= len(md):
+        return False  # a folder of handoffs: a handoff root
     marked = sum(1 for n in md if _NUMBERED.search(n))
     return len(md) >= 2 and marked * 2 >= len(md)
+
+
+_JOURNAL_NAMES = frozenset({"memory.md", "journal.md", "diary.md", "devlog.md", "worklog.md"})
+
+
+def journal_notes(folder: Path) -> list[Path]:
+    """A ``Memory.md`` (any case but ``MEMORY.md``, memls's index), ``JOURNAL.md``,
+    ``DIARY.md`` … in the folder that is a dated journal (two or more dated headings): an
+    agent's running notes, whatever the case of its name."""
+    try:
+        names = [e.name for e in os.scandir(folder) if e.is_file()]
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        if name.lower() not in _JOURNAL_NAMES or name == "MEMORY.md":
+            continue
+        path = folder / name
+        try:
+            stamp = path.stat().st_mtime_ns
+        except OSError:
+            continue
+        if _dated_journal(str(path), stamp):
+            out.append(path)
+    return sorted(out)
+
+
+_AGENT_WORDS = frozenset(
+    {"agent", "agents", "ai", "llm", "claude", "codex", "copilot", "harness", "assistant"}
+)
+_NOT_NOTES_FOLDERS = frozenset({".github", ".vscode", ".idea", ".git", "rules", "workflows"})
+
+
+def is_agent_notes_folder(folder: Path) -> bool:
+    """A hidden folder, or one named for an agent (``docs/agent-workflow/``, ``.harness/``),
+    holding two or more Markdown files of which one is named as a memory note
+    (``lessons.md``, ``learnings.md``, ``decisions.md`` …): an agent's notes."""
+    name = folder.name.lower()
+    if name in _NOT_NOTES_FOLDERS or name in NOT_MEMORY_FOLDERS:
+        return False
+    words = set(re.split(r"[-_.\s]+", name.lstrip(".")))
+    if not name.startswith(".") and not words & _AGENT_WORDS:
+        return False
+    try:
+        md = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
+    except OSError:
+        return False
+    return len(md) >= 2 and any(is_memory_note_name(n) for n in md)
 
 
 _NAME_DATE = re.compile(r"(?<!\d)20\d{2}[-_.]?[01]\d[-_.]?[0-3]\d(?!\d)")
@@ -620,17 +686,18 @@ def memory_files(root: Path, kind: RootKind | None = None) -> list[Path]:
     the folder and ``rollout_summaries/``. A handoff folder: its handoff files only."""
     kind = kind or root_kind(root)
     if kind is RootKind.HANDOFF:
-        return _handoff_files(root)
+        named = [f for f in instructed_for(root).files if f.is_file()]
+        return sorted({*_handoff_files(root), *named})  # and what the instructions name
     if kind is RootKind.NOTES:
-        named = instructed_for(root)
-        if not named.folders and not is_notes_folder(root):
-            return sorted(f for f in named.files if f.is_file())
+        chosen = notes_files(root)
+        if chosen is not None:
+            return chosen
     found: list[Path] = []
     depth = _NESTED_KINDS.get(kind, 0)
     if kind is RootKind.MEMORY:
         places = [(root, 0), (root / "memory", 0), (root / "transcripts", 0)]
     elif kind is RootKind.CODEX:
-        places = [(root, 0), *((root / d, 0) for d in _CODEX_DIRS)]
+        places = [(root, 1)]  # rollout_summaries/ and the folders a user keeps beside it
     else:
         places = [(root, depth)]
     real_root = root.resolve()
@@ -663,6 +730,16 @@ def memory_files(root: Path, kind: RootKind | None = None) -> list[Path]:
     return sorted(found)
 
 
+def notes_files(root: Path) -> list[Path] | None:
+    """The files a ``notes`` root reads when it is not a whole folder of notes: the files
+    the agent's instructions name in it and its dated journals (``Memory.md``); None when
+    the whole folder is read (a named folder, a folder of session notes or agent notes)."""
+    named = instructed_for(root)
+    if named.folders or is_notes_folder(root) or is_agent_notes_folder(root):
+        return None
+    return sorted({*(f for f in named.files if f.is_file()), *journal_notes(root)})
+
+
 def is_memory_path(root: Path, path: Path, kind: RootKind | None = None) -> bool:
     """``path`` (on disk or not yet) is where a memory file of ``root`` sits, as
     :func:`memory_files` reads the root: a memls root's folder, ``memory/`` and
@@ -672,15 +749,15 @@ def is_memory_path(root: Path, path: Path, kind: RootKind | None = None) -> bool
     kind = kind or root_kind(root)
     parent = path.parent
     if kind is RootKind.HANDOFF:
-        return parent == root and is_handoff_name(path.name)
+        return parent == root and (is_handoff_name(path.name) or path in instructed_for(root).files)
     if kind is RootKind.NOTES:
-        named = instructed_for(root)
-        if not named.folders and not is_notes_folder(root):
-            return path in named.files
+        chosen = notes_files(root)
+        if chosen is not None:
+            return path in chosen or path in instructed_for(root).files
     if kind is RootKind.MEMORY:
         return parent in (root, root / "memory") or path == root / "transcripts" / ".handoff.md"
     if kind is RootKind.CODEX:
-        return parent == root or parent in [root / d for d in _CODEX_DIRS]
+        return root in (parent, parent.parent)
     try:
         rel = parent.relative_to(root)
     except ValueError:
@@ -995,23 +1072,11 @@ class Workspace:
         self._forget_memos(None)
 
     def _listable(self, path: Path) -> bool:
-        """Whether ``memory_files`` would list ``path`` (without touching the disk)."""
+        """Whether ``memory_files`` would list ``path`` (:func:`is_memory_path`)."""
         name = path.name
         if not is_markdown_name(name) or name.startswith(TEMP_PREFIX):
             return False
-        parent = path.parent
-        kind = self.root_kind
-        if kind is RootKind.HANDOFF:
-            return parent == self.root and is_handoff_name(name)
-        if kind in _NESTED_KINDS:
-            return self.root in path.parents and len(path.relative_to(self.root).parts) <= (
-                _NESTED_KINDS[kind] + 1
-            )
-        if kind is RootKind.CODEX:
-            return parent == self.root or parent in (self.root / d for d in _CODEX_DIRS)
-        if parent in (self.root, self.root / "memory"):
-            return True
-        return parent == self.root / "transcripts" and name == ".handoff.md"
+        return is_memory_path(self.root, path, self.root_kind)
 
     def refresh(self) -> None:
         """Forget everything (e.g. after many files changed at once)."""
@@ -1271,6 +1336,8 @@ def _walk_candidate(path: Path, top: bool, named: Instructed = EMPTY) -> RootKin
         return RootKind.HERMES
     if is_memory_bank(path):
         return RootKind.MEMORY_BANK
+    if is_notes_folder(path):
+        return RootKind.NOTES
     if is_root(path) and (top or _memory_by_content(path)):
         return RootKind.MEMORY
     if not top and name in ("memory", "memories", ".memory") and _looks_like_memory_folder(path):
@@ -1289,7 +1356,7 @@ def _walk_candidate(path: Path, top: bool, named: Instructed = EMPTY) -> RootKin
             return None
     if _handoff_files(path):
         return RootKind.HANDOFF
-    if is_notes_folder(path) or names_root(named, path):
+    if names_root(named, path) or journal_notes(path) or is_agent_notes_folder(path):
         return RootKind.NOTES
     return None
 

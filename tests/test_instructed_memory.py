@@ -185,7 +185,7 @@ async def client(
 
 
 @pytest.mark.parametrize(
-    "rel", [".docs/ai/journal/2026-11-05.md", "memory-bank/journal/2026-11-01.md"]
+    "rel", [".docs/ai/journal/parser-notes.md", "memory-bank/journal/parser-notes.md"]
 )
 async def test_the_server_checks_named_notes_and_a_memory_bank_journal_live(
     client: LanguageClient, tmp_path: Path, rel: str
@@ -257,3 +257,72 @@ def test_rule_folders_are_instructions_too(tmp_path: Path) -> None:
     )
     names = {p.relative_to(repo).as_posix() for p in named_above(repo).folders}
     assert {"kb", ".cursor/memory"} <= names
+
+
+def test_more_notes_by_their_names(tmp_path: Path) -> None:
+    """A `Memory.md` journal at the top, an agent's workflow folder with its lessons, dated
+    checkpoints in `checkpoints-pre-phase3/`, a `handoff/` of dated notes, a lone dated
+    note in `.claude/sessions/` — each a notes root reading what it holds."""
+    repo = _repo(tmp_path, agents="# Working here\n")
+    journal = "# Memory\n\n## 2026-01-02\nStarted.\n\n## 2026-01-03\nMore.\n"
+    _write(
+        repo,
+        {
+            "Memory.md": journal,
+            "docs/agent-workflow/lessons.md": "# Lessons\n\n- check the cache\n",
+            "docs/agent-workflow/todo.md": "# Todo\n\n- ship\n",
+            "docs/archive/checkpoints-pre-phase3/2025-11-24-session-10.md": "# S10\n",
+            "docs/archive/checkpoints-pre-phase3/2025-11-25-session-11.md": "# S11\n",
+            "docs/handoff/2025-12-01-01-REQUEST-schema.md": "# Request\n",
+            "docs/handoff/2025-12-02-02-REPLY-schema.md": "# Reply\n",
+            ".claude/sessions/2026-07-01-closure.md": "# Closure\n",
+            ".claude/sessions/INDEX.md": "# Sessions\n",
+            ".claude/sessions/README.md": "# About\n",
+        },
+    )
+    found = {r.relative_to(repo).as_posix(): r for r in discover(repo).roots}
+    for rel in (
+        ".",
+        "docs/agent-workflow",
+        "docs/archive/checkpoints-pre-phase3",
+        "docs/handoff",
+        ".claude/sessions",
+    ):
+        assert rel in found, (rel, sorted(found))
+        assert root_kind(found[rel]) is RootKind.NOTES, rel
+    assert memory_files(repo) == [repo / "Memory.md"]  # the top: its journal only
+
+
+def test_a_handoff_root_reads_the_lessons_its_instructions_name(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, agents="Record lessons for the next session in `lessons-learned.md`.\n")
+    _write(
+        repo,
+        {
+            "HANDOFF.md": "# Handoff\n\n## Current State\nWorking on `src/main.py`.\n",
+            "lessons-learned.md": "# Lessons\n",
+            "notes.md": "# Project notes\n",
+        },
+    )
+    assert root_kind(repo) is RootKind.HANDOFF
+    assert memory_files(repo) == [repo / "HANDOFF.md", repo / "lessons-learned.md"]
+
+
+def test_memory_said_of_another_path_in_the_same_list_names_nothing(tmp_path: Path) -> None:
+    text = (
+        "Choose the right form (a memory bullet in CLAUDE.md, an update to a fragment in "
+        "`guides/`, a new skill) and commit it.\n"
+        "At the start of each session, read `.docs/ai/`.\n"
+    )
+    repo = _repo(tmp_path, agents=text)
+    _write(repo, {"guides/a.md": "# A\n"})
+    names = {p.relative_to(repo).as_posix() for p in named_above(repo).folders}
+    assert names == {".docs/ai"}
+
+
+def test_a_linked_file_is_named_with_the_words_around_the_link(tmp_path: Path) -> None:
+    text = "Before you stop, record what changed in [the status page](docs/STATUS.md).\n"
+    repo = _repo(tmp_path, agents="# x\n")
+    _write(repo, {"CLAUDE.md": text, "docs/STATUS.md": "# Status\n"})
+    assert named_above(repo).files == frozenset()  # no word of memory: a project page
+    _write(repo, {"CLAUDE.md": "Each session, record what changed in [status](docs/STATUS.md).\n"})
+    assert named_above(repo).files == frozenset({repo / "docs" / "STATUS.md"})
