@@ -119,6 +119,25 @@ RULES = (
         """,
     ),
     Rule(
+        "HO008",
+        "handoff-checkpoint-cleared",
+        Severity.WARNING,
+        "handoff sends the next agent to a checkpoint that MEMORY.md no longer lists and no "
+        "file holds (cleared or renamed since the handoff was written)",
+        rationale="warning: the next agent is sent to resume work the index says is gone",
+        doc="""
+        The handoff names a checkpoint — `checkpoint-NAME.md`, or a `memls checkpoint
+        resume NAME` / `continue NAME` command — that the index's Active Checkpoints does
+        not list and no `checkpoint-NAME.md` holds: the checkpoint was cleared or renamed
+        after the handoff was written (a compaction handoff that contradicts MEMORY.md).
+        Only in a root whose MEMORY.md keeps memls's Active Checkpoints; a handoff kept as
+        history is not judged.
+
+        Fix: rewrite the handoff's Next Steps for the checkpoints that are active now, or
+        save the checkpoint again if its work is not done.
+        """,
+    ),
+    Rule(
         "HO007",
         "handoff-branch-merged",
         Severity.WARNING,
@@ -181,6 +200,61 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         yield from _unrunnable(ctx, verified)
     yield from _outdated(ctx)
     yield from _stale_in_git(ctx)
+    yield from _cleared_checkpoints(ctx)
+
+
+_NAMED_CHECKPOINT = re.compile(
+    r"(?<![\w-])checkpoint-(?P<file>[A-Za-z0-9][\w.-]*?)\.md\b"
+    r"|`(?:memls\s+checkpoint\s+resume|continue)\s+(?P<cmd>[A-Za-z0-9][\w./-]*)`"
+)
+
+
+def _cleared_checkpoints(ctx: RuleContext) -> Iterator[Diagnostic]:
+    """HO008: checkpoints the handoff names that the index and the folder no longer hold."""
+    if not ctx.config.enabled("HO008"):
+        return
+    from memls.core.formats.checkpoint import sanitized_name
+    from memls.core.formats.index import active_section, bullets
+    from memls.core.rules import stale
+    from memls.core.workspace import RootKind
+
+    doc, ws = ctx.doc, ctx.workspace
+    index = ws.index()
+    if ws.root_kind is not RootKind.MEMORY or index is None or active_section(index) is None:
+        return  # not memls's index: nothing to contradict
+    if stale.is_history(ws, doc):
+        return
+    listed = {sanitized_name(b.name) for b in bullets(index)}
+    held = {sanitized_name(n) for n in ws.checkpoints()}
+    seen: set[str] = set()
+    for ln, line in enumerate(doc.lines):
+        if doc.in_fence(ln) and "`" not in line:
+            continue
+        for m in _NAMED_CHECKPOINT.finditer(line):
+            raw = m["file"] or m["cmd"] or ""
+            name = sanitized_name(raw)
+            if not name or name in seen or name in listed or name in held:
+                continue
+            seen.add(name)
+            if _deleted_in_git(ws, doc, f"checkpoint-{name}.md"):
+                continue  # HO005 says which commit deleted it
+            start = m.start("file") if m["file"] else m.start("cmd")
+            yield ctx.diag(
+                "HO008",
+                f"this handoff sends the next agent to checkpoint `{raw}`, but "
+                f"{_rel(ws.root, index.path)}'s Active Checkpoints does not list it and no "
+                f"checkpoint-{name}.md exists: it was cleared or renamed after the handoff was "
+                "written — rewrite the handoff's Next Steps for the active checkpoints, or "
+                "save the checkpoint again if its work is not done",
+                Range.of(ln, start, ln, start + len(raw)),
+            )
+
+
+def _deleted_in_git(ws: Workspace, doc: Document, name: str) -> bool:
+    from memls.core.gitfacade import history
+
+    hist = history(ws.git) if ws.git.toplevel is not None else None
+    return hist is not None and any(p.rsplit("/", 1)[-1] == name for p in hist.deleted)
 
 
 def _stale_in_git(ctx: RuleContext) -> Iterator[Diagnostic]:
