@@ -254,15 +254,15 @@ def _instruction_paths(folder: Path) -> list[Path]:
 
 
 @functools.lru_cache(maxsize=512)
-def _read_one(path: str, _stamp: int, folder: str, top: str) -> Instructed:
+def _named_in(path: str, _stamp: int) -> tuple[str, ...]:
+    """The paths an instruction file names as memory, as written (cached per file and
+    modification time; whether they exist is asked each time)."""
     try:
         with open(path, "rb") as fh:
             text = fh.read(262_144).decode("utf-8", "replace")
     except OSError:
-        return EMPTY
-    base, root = Path(folder), Path(top)
-    folders: set[Path] = set()
-    files: set[Path] = set()
+        return ()
+    out: list[str] = []
     fenced = False
     for line in text.splitlines():
         if _FENCE.match(line):
@@ -270,17 +270,23 @@ def _read_one(path: str, _stamp: int, folder: str, top: str) -> Instructed:
             continue
         if fenced or ("/" not in line and ".md" not in line.lower()):
             continue
-        for raw in named_paths(line):
-            target = _resolve(base, root, raw)
-            if target is None or target == root:
-                continue
-            if target.is_dir():
-                if _mostly_markdown(target):
-                    folders.add(target)
-            elif target.name.lower().endswith(".md") and target.name.lower() not in (
-                _NOT_MEMORY_FILES
-            ):
-                files.add(target)
+        out += named_paths(line)
+    return tuple(dict.fromkeys(out))
+
+
+def _read_one(path: str, stamp: int, folder: str, top: str) -> Instructed:
+    base, root = Path(folder), Path(top)
+    folders: set[Path] = set()
+    files: set[Path] = set()
+    for raw in _named_in(path, stamp):
+        target = _resolve(base, root, raw)
+        if target is None or target == root:
+            continue
+        if target.is_dir():
+            if _mostly_markdown(target):
+                folders.add(target)
+        elif target.name.lower().endswith(".md") and target.name.lower() not in (_NOT_MEMORY_FILES):
+            files.add(target)
     return Instructed(frozenset(folders), frozenset(files))
 
 
