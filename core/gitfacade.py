@@ -364,13 +364,7 @@ def merge_commit(git: Git, branch: str, into: str) -> Commit | None:
     """The merge commit that brought ``branch`` into ``into`` (the oldest merge on the
     ancestry path between them); None for a fast-forward or a branch with no work of its
     own — a branch just made from ``into`` is not "merged"."""
-    branches = git.branches()
-    if branches is None:
-        return None
-    tip = branch if branch in branches.local else None
-    if tip is None and branch in branches.remote:
-        out = git._out("for-each-ref", "--format=%(refname:short)", f"refs/remotes/*/{branch}")
-        tip = (out or "").split("\n", 1)[0].strip() or None
+    tip = _tip(git, branch)
     if tip is None:
         return None
 
@@ -379,19 +373,23 @@ def merge_commit(git: Git, branch: str, into: str) -> Commit | None:
             "log", "--ancestry-path", "--merges", "--format=%H%x1f%ct%x1f%s", f"{tip}..{into}", "--"
         )
         lines = [ln for ln in (out or "").splitlines() if ln.count("\x1f") >= 2]
-        if not lines:
-            return None
-        sha, when, subject = lines[-1].split("\x1f", 2)
-        try:
-            return Commit(sha, int(when), subject, ())
-        except ValueError:
-            return None
+        return _commit_of(lines[-1]) if lines else None
 
     value = git._cached(f"merge-commit:{tip}:{into}", compute)
     return value if isinstance(value, Commit) else None
 
 
+def _commit_of(line: str) -> Commit | None:
+    """A ``%H%x1f%ct%x1f%s`` log line as a :class:`Commit` (no changes listed)."""
+    sha, when, subject = line.split("\x1f", 2)
+    try:
+        return Commit(sha, int(when), subject, ())
+    except ValueError:
+        return None
+
+
 def _tip(git: Git, branch: str) -> str | None:
+    """The ref of ``branch``: the local branch, else its first remote-tracking branch."""
     branches = git.branches()
     if branches is None:
         return None
@@ -448,11 +446,7 @@ def squash_commit(git: Git, branch: str, into: str) -> Commit | None:
                 hi = mid
             else:
                 lo = mid + 1
-        sha, when, subject = lines[lo].split("\x1f", 2)
-        try:
-            return Commit(sha, int(when), subject, ())
-        except ValueError:
-            return None
+        return _commit_of(lines[lo])
 
     value = git._cached(f"squash-commit:{tip}:{into}", compute)
     return value if isinstance(value, Commit) else None
