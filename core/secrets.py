@@ -371,6 +371,8 @@ def _credible_password(value: str, *, named: bool = False, quoted: bool = False)
     word or CamelCase name, a number or a hash, and not a placeholder key (``sk-ant-xxx``)."""
     if not value.isascii():
         return False
+    if len(value) < 8 and not quoted:
+        return False  # "Credentials: Base64 encoding …": a short word of a sentence
     if looks_placeholder(value) or _CODE_VALUE.search(value) or _PATHLIKE.search(value):
         return False
     if (

@@ -351,7 +351,8 @@ MEMORY_BANK_FILES = (
 _MEMORY_BANK_LOWER = {n.lower() for n in MEMORY_BANK_FILES}
 MEMORY_BANK_DIRS = ("memory-bank", "memory_bank", "cline_docs")
 _HANDOFF_NAME = re.compile(
-    r"^(?:(\.handoff|handoff)([-_. ][^/]*)?|[\w.-]*[-_ ]handoff(?:[-_. ][A-Za-z]{0,2}\d[\w.-]*)?)\.md$",
+    r"^(?:(\.handoff|handoff)([-_. ][^/]*)?|[\w.-]*[-_ ]handoff(?:[-_. ][A-Za-z]{0,2}\d[\w.-]*)?"
+    r"|next[-_ ]?session(?:[-_. ][^/]*)?)\.md$",
     re.IGNORECASE,
 )
 _FOREIGN = (
@@ -548,8 +549,31 @@ NOTES_FOLDERS = frozenset(
 ``checkpoints/`` of another tool's format): memory when most of their Markdown is dated or
 numbered by its name (``2026-01-24-stats.md``, ``session-42.md``, ``2026-04-21-cp03.md``)."""
 JOURNAL_FOLDERS = frozenset({"diary", "diaries", "journal", "journals"})
+NAMED_NOTES_FOLDERS = frozenset(
+    {"agent-notes", "agent_notes", "ai-notes", "ai_notes", "ai-docs", "ai_docs", "ai-context"}
+)
+"""Folders an agent's notes are kept in by their name alone (any Markdown in them)."""
 """Folders that are memory by their name alone once they hold one dated Markdown file."""
 _NUMBERED = re.compile(r"\d")
+
+
+def _nested_bank(folder: Path) -> bool:
+    """A ``memory-bank/`` reorganised into subfolders (``current/``, ``history/`` …) with
+    none of its core files at the top: its notes, read as they are (MB's checks of the
+    core files are for a bank in Cline's layout)."""
+    if is_memory_bank(folder):
+        return False
+    try:
+        subs = [e.path for e in os.scandir(folder) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return False
+    for sub in subs:
+        for place, _dirs, files in os.walk(sub):
+            if any(is_markdown_name(f) for f in files):
+                return True
+            if place.count(os.sep) - folder.as_posix().count("/") >= 2:
+                break
+    return False
 
 
 def _folder_word(name: str) -> str:
@@ -567,7 +591,13 @@ def is_notes_folder(folder: Path) -> bool:
     rules only. A ``checkpoints/`` (or ``handoff/``) folder counts when memls's own
     checkpoint (handoff) names are not the most of its files — then memls's rules judge it."""
     name = _folder_word(folder.name)
-    if name not in NOTES_FOLDERS and name not in JOURNAL_FOLDERS:
+    if folder.name.lower() in MEMORY_BANK_DIRS:
+        return _nested_bank(folder)
+    if (
+        name not in NOTES_FOLDERS
+        and name not in JOURNAL_FOLDERS
+        and name not in NAMED_NOTES_FOLDERS
+    ):
         return False
     try:
         md = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
@@ -577,26 +607,37 @@ def is_notes_folder(folder: Path) -> bool:
         return any(_has_name_date(n) for n in md)  # Claude Code's session summaries too
     if name == "checkpoints" and sum(1 for n in md if CHECKPOINT_RE.match(n)) * 2 >= len(md):
         return False  # memls's (or a named) checkpoint folder: a memory root
+    if name == "checkpoints" or name in NAMED_NOTES_FOLDERS:
+        return bool(md)  # `checkpoints/latest.md`, `agent-notes/README.md`
     if name in ("handoff", "handoffs") and sum(1 for n in md if is_handoff_name(n)) * 2 >= len(md):
         return False  # a folder of handoffs: a handoff root
     marked = sum(1 for n in md if _NUMBERED.search(n))
     return len(md) >= 2 and marked * 2 >= len(md)
 
 
-_JOURNAL_NAMES = frozenset({"memory.md", "journal.md", "diary.md", "devlog.md", "worklog.md"})
+_JOURNAL_NAME = re.compile(
+    r"^(?:memory|journal|diary|devlog|worklog|(?:session|agent|work|dev)[-_ ]?log)\.md$",
+    re.IGNORECASE,
+)
+_STATE_FILES = frozenset({"checkpoint.md", "session-state.md", "session_state.md"})
+"""One-file checkpoints (``CHECKPOINT.md``): the state to resume from, by their name."""
 
 
 def journal_notes(folder: Path) -> list[Path]:
     """A ``Memory.md`` (any case but ``MEMORY.md``, memls's index), ``JOURNAL.md``,
-    ``DIARY.md`` … in the folder that is a dated journal (two or more dated headings): an
-    agent's running notes, whatever the case of its name."""
+    ``DIARY.md``, ``SESSION_LOG.md``, ``AGENT_LOG.md`` … in the folder that is a dated
+    journal (two or more dated headings): an agent's running notes, whatever the case of its
+    name; and a one-file checkpoint (``CHECKPOINT.md``)."""
     try:
         names = [e.name for e in os.scandir(folder) if e.is_file()]
     except OSError:
         return []
     out = []
     for name in names:
-        if name.lower() not in _JOURNAL_NAMES or name == "MEMORY.md":
+        if name.lower() in _STATE_FILES:
+            out.append(folder / name)
+            continue
+        if not _JOURNAL_NAME.match(name) or name in ("MEMORY.md", "LOG.md"):
             continue
         path = folder / name
         try:
@@ -650,7 +691,9 @@ def is_memory_bank(folder: Path) -> bool:
     return core >= 3 or (core >= 1 and folder.name.lower() in MEMORY_BANK_DIRS)
 
 
-NOT_MEMORY_FOLDERS = frozenset({"commands", "skills", "prompts", "templates", "agents"})
+NOT_MEMORY_FOLDERS = frozenset(
+    {"commands", "skills", "prompts", "templates", "agents", "plans", "specs"}
+)
 """Folders whose handoff-named files are instructions (a Claude Code slash command, an
 Agent Skill, a template), not handoffs."""
 
@@ -1325,9 +1368,12 @@ def _own_folders(folder: Path, kind: RootKind, layout: Layout | None) -> set[str
 
 def _walk_candidate(path: Path, top: bool, named: Instructed = EMPTY) -> RootKind | None:
     """The kind of root ``path`` is, when it is one (found by its files and its name, or
-    because the agent instructions above it, ``named``, name it as memory)."""
+    because the agent instructions above it, ``named``, name it as memory). A folder of
+    commands, skills, prompts, templates, subagents or plans is never one."""
     name = path.name
     parent = path.parent.name
+    if not top and name.lower() in NOT_MEMORY_FOLDERS:
+        return None
     if name == "memories" and parent in (".codex", ".serena"):
         return RootKind.CODEX if parent == ".codex" else RootKind.SERENA
     if (path / "memory_summary.md").is_file() and name == "memories":

@@ -326,3 +326,37 @@ def test_a_linked_file_is_named_with_the_words_around_the_link(tmp_path: Path) -
     assert named_above(repo).files == frozenset()  # no word of memory: a project page
     _write(repo, {"CLAUDE.md": "Each session, record what changed in [status](docs/STATUS.md).\n"})
     assert named_above(repo).files == frozenset({repo / "docs" / "STATUS.md"})
+
+
+def test_roots_the_blind_holdouts_showed(tmp_path: Path) -> None:
+    """NEXT_SESSION handoffs, a SESSION_LOG.md journal, a CHECKPOINT.md, `checkpoints/`
+    holding only `latest.md`, an `agent-notes/` folder, a memory bank reorganised into
+    subfolders — found; a commands folder describing checkpoints and a plan named
+    `…-handoff.md` in `plans/` — not."""
+    repo = _repo(tmp_path, agents="# Working here\n")
+    dated = "# Log\n\n## 2026-01-02\nStarted.\n\n## 2026-01-03\nMore.\n"
+    state = "# Next session\n\n## Current State\nWorking on `src/main.py`.\n"
+    _write(
+        repo,
+        {
+            "NEXT_SESSION.md": state,
+            "docs/dev/NEXT_SESSION_2026-06-01.md": state,
+            "tools/SESSION_LOG.md": dated,
+            "state/CHECKPOINT.md": "# Checkpoint\n\nWhere we are.\n",
+            ".claude/checkpoints/latest.md": "# Latest\n\nWhere we are.\n",
+            "agent-notes/README.md": "# Timeline\n",
+            "memory-bank/current/activeContext.md": "# Active\n",
+            "memory-bank/history/2026-01.md": "# January\n",
+            ".claude/commands/checkpoint-save.md": "Save a checkpoint.\n",
+            ".claude/commands/checkpoint-load.md": "Load a checkpoint.\n",
+            "docs/plans/2026-06-23-foreign-handoff.md": "# Plan\n\n## Next Steps\n- build\n",
+        },
+    )
+    found = {r.relative_to(repo).as_posix(): root_kind(r) for r in discover(repo).roots}
+    assert found.get(".") is RootKind.HANDOFF
+    assert found.get("docs/dev") is RootKind.HANDOFF
+    for rel in ("tools", "state", ".claude/checkpoints", "agent-notes", "memory-bank"):
+        assert found.get(rel) is RootKind.NOTES, (rel, found)
+    assert ".claude/commands" not in found
+    assert "docs/plans" not in found
+    assert memory_files(repo / "tools") == [repo / "tools" / "SESSION_LOG.md"]

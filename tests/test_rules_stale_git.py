@@ -378,3 +378,17 @@ def test_a_branch_whose_work_is_not_on_main_is_not_squash_merged(repo: Path) -> 
     commit_file(repo, "src/open.py", "different\n", "main changed the same file")
     git(repo, "checkout", "-q", "feat/open")
     assert _check(repo, ".handoff.md", ("HO007",)) == []
+
+
+def test_a_brief_answered_under_its_letter_alone_is_history(repo: Path) -> None:
+    """`handoff-A-emission.md` answered by `codex-A-final.md`: one tag in common is the
+    answer; a shared word such as "session" is not."""
+    commit_file(repo, "orch/handoff-A-emission.md", HANDOFF, "brief A")
+    commit_file(repo, "orch/codex-A-final.md", "# Result\n", "answer A")
+    commit_file(repo, "orch2/handoff-session-12.md", HANDOFF, "a handoff")
+    commit_file(repo, "orch2/session-summary.md", "# Summary\n", "a summary")
+    for n in range(3):
+        commit_file(repo, f"src/e{n}.py", "x\n", f"work {n}")
+    assert _check(repo / "orch", "handoff-A-emission.md", ("HO006",), stale_commits=2) == []
+    found = _check(repo / "orch2", "handoff-session-12.md", ("HO006",), stale_commits=2)
+    assert len(found) == 1

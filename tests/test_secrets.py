@@ -99,6 +99,7 @@ NEGATIVES = [
     "- [OpenClaw config](~/.openclaw/openclaw.json) - the main config",
     "  -e ADMIN_PASSWORD=secure_password_123 \\",  # plain words with a stand-in word
     "- **Password:** my-demo-token",
+    "- **Credentials**: Base64 encoding (in the keychain) → read at start",
 ]
 
 

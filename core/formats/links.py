@@ -508,6 +508,11 @@ def find_repo_root(start: Path) -> Path | None:
     return None
 
 
+_LINE_SUFFIX = re.compile(r"(?::\d+(?:[-:]\d+)?|#L\d+(?:C\d+)?(?:-L?\d+(?:C\d+)?)?)$")
+"""A cited line range after a file name: ``:12``, ``:12-40``, ``#L12-L40`` (Cline and Roo
+memory banks cite code this way)."""
+
+
 class LinkResolver:
     """Resolves links to existing files, caching every ``stat`` and every answer.
 
@@ -598,6 +603,9 @@ class LinkResolver:
         if link.kind == "wikilink":
             return self._wikilink(link, target)
         found = self._by_path(link, target)
+        if found is None and _LINE_SUFFIX.search(target):
+            # `src/app.py:12-40`, `app.py#L12-L40`: a file and the lines cited in it
+            found = self._by_path(link, _LINE_SUFFIX.sub("", target))
         if found is None and link.kind in ("code", "bullet"):
             found = self._by_suffix(target)
         if found is None and (target.startswith(("~/", "../", "/")) or "/../" in target):

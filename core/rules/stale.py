@@ -239,7 +239,13 @@ _ANSWER_WORDS = frozenset(
         "answer", "complete", "completed", "outcome", "summary",
     }
 )  # fmt: skip
-_HANDOFF_WORDS = frozenset({"handoff", "hand", "off", "brief", "task"})
+_HANDOFF_WORDS = frozenset(
+    {
+        "handoff", "hand", "off", "brief", "task", "session", "sessions", "next", "notes",
+        "the", "to", "for", "and", "of", "new", "agent", "md",
+    }
+)  # fmt: skip
+"""Words of a brief's name that are not its tag (``handoff-A-emission.md``: A, emission)."""
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
 
 
@@ -265,7 +271,7 @@ def _answered(path: Path) -> bool:
         if name == path.name or not is_markdown_name(name) or is_handoff_name(name):
             continue
         words = {t.casefold() for t in _TOKEN.findall(name[: -len(".md")])}
-        if words & _ANSWER_WORDS and tags <= words:
+        if words & _ANSWER_WORDS and tags & words:
             return True
     return False
 
