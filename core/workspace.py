@@ -619,8 +619,9 @@ _JOURNAL_NAME = re.compile(
     r"^(?:memory|journal|diary|devlog|worklog|(?:session|agent|work|dev)[-_ ]?log)\.md$",
     re.IGNORECASE,
 )
-_STATE_FILES = frozenset({"checkpoint.md", "session-state.md", "session_state.md"})
-"""One-file checkpoints (``CHECKPOINT.md``): the state to resume from, by their name."""
+_STATE_FILES = frozenset({"CHECKPOINT.md", "SESSION-STATE.md", "SESSION_STATE.md"})
+"""One-file checkpoints (``CHECKPOINT.md``, in capitals like ``HANDOFF.md``): the state
+to resume from, by their name (a ``checkpoint.md`` is as often a page on checkpointing)."""
 
 
 def journal_notes(folder: Path) -> list[Path]:
@@ -634,7 +635,7 @@ def journal_notes(folder: Path) -> list[Path]:
         return []
     out = []
     for name in names:
-        if name.lower() in _STATE_FILES:
+        if name in _STATE_FILES:
             out.append(folder / name)
             continue
         if not _JOURNAL_NAME.match(name) or name in ("MEMORY.md", "LOG.md"):
@@ -1366,13 +1367,23 @@ def _own_folders(folder: Path, kind: RootKind, layout: Layout | None) -> set[str
     return set()
 
 
+def _not_memory_tree(name: str) -> bool:
+    """Commands, skills (``optional-skills/`` too), prompts, templates, plans, specs:
+    instructions and their references, never memory — not searched for roots below
+    (``agents/`` is searched: a persona's folder may hold its memory)."""
+    low = name.lower()
+    if low == "agents":
+        return False  # agents/<name>/ may hold a persona's own MEMORY.md
+    return low in NOT_MEMORY_FOLDERS or low.endswith(("-skills", "_skills"))
+
+
 def _walk_candidate(path: Path, top: bool, named: Instructed = EMPTY) -> RootKind | None:
     """The kind of root ``path`` is, when it is one (found by its files and its name, or
     because the agent instructions above it, ``named``, name it as memory). A folder of
     commands, skills, prompts, templates, subagents or plans is never one."""
     name = path.name
     parent = path.parent.name
-    if not top and name.lower() in NOT_MEMORY_FOLDERS:
+    if not top and (_not_memory_tree(name) or name.lower() in NOT_MEMORY_FOLDERS):
         return None
     if name == "memories" and parent in (".codex", ".serena"):
         return RootKind.CODEX if parent == ".codex" else RootKind.SERENA
@@ -1550,7 +1561,7 @@ def discover(folder: Path, *, home: Path | None = None) -> Discovery:
                     continue
             except OSError:
                 continue
-            if name in WALK_SKIP:
+            if name in WALK_SKIP or _not_memory_tree(name):
                 continue
             sub = Path(entry.path)
             if place == folder and ("*" in skip_top or name in skip_top):

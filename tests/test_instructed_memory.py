@@ -360,3 +360,20 @@ def test_roots_the_blind_holdouts_showed(tmp_path: Path) -> None:
     assert ".claude/commands" not in found
     assert "docs/plans" not in found
     assert memory_files(repo / "tools") == [repo / "tools" / "SESSION_LOG.md"]
+
+
+def test_nothing_under_skills_is_memory(tmp_path: Path) -> None:
+    """A skill's references (`optional-skills/mlops/x/references/checkpoint.md`, a page on
+    model checkpointing) are instructions, however their files are named."""
+    repo = _repo(tmp_path, agents="# Working here\n")
+    _write(
+        repo,
+        {
+            "optional-skills/mlops/x/references/checkpoint.md": "# Checkpointing\n",
+            "optional-skills/mlops/x/references/CHECKPOINT.md": "# Checkpointing\n",
+            "skills/y/sessions/2026-01-01-a.md": "# A\n",
+            "skills/y/sessions/2026-01-02-b.md": "# B\n",
+            "docs/checkpoint.md": "# How checkpointing works\n",
+        },
+    )
+    assert discover(repo).roots == []
