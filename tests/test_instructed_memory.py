@@ -376,4 +376,5 @@ def test_nothing_under_skills_is_memory(tmp_path: Path) -> None:
             "docs/checkpoint.md": "# How checkpointing works\n",
         },
     )
-    assert discover(repo).roots == []
+    found = [r.relative_to(repo).as_posix() for r in discover(repo).roots]
+    assert not [r for r in found if "skills" in r or r == "docs"], found
