@@ -240,8 +240,10 @@ RULES = (
         rationale="warning: a topic file links to nothing; the index itself is intact",
         doc="""
         A Markdown link or `[[wikilink]]` in a topic file resolves to no file (the same
-        resolution as IX009). It is a warning, not an error: the index, the entry point,
-        is intact.
+        resolution as IX009; a cited line range, `app.py:12-40` or `app.py#L3-L9`, names
+        the file). It is a warning, not an error: the index, the entry point, is intact.
+        A note kept as a record — dated by its name, or in an archive folder — is not
+        judged: the files it linked then have moved on.
 
         Wrong: `see [[deploy-notes]]` after deploy-notes.md was deleted.
         Right: the link names an existing file.
