@@ -695,6 +695,15 @@ class LinkResolver:
         ]
         return self.repo_root / hits[0] if len(hits) == 1 else None
 
+    def namesakes(self, target: str, limit: int = 2) -> list[Path]:
+        """Files of the repository with ``target``'s file name, elsewhere (where a link
+        that leads nowhere may mean to go: the file moved)."""
+        name = target.strip().rstrip("/").rsplit("/", 1)[-1]
+        if not name or self.repo_root is None:
+            return []
+        rels = self._repo_index().get(name.casefold()) or []
+        return [self.repo_root / rel for rel in rels[:limit]]
+
     def _by_suffix(self, target: str) -> Path | None:
         """A path that names a repository file by its trailing components (``rules/foo.md``)."""
         clean = target.strip().lstrip("./")

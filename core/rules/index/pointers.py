@@ -229,12 +229,21 @@ def check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
         if not _reportable(ctx.workspace, link, doc) or resolver.resolve(link) is not None:
             continue
         shown = f"[[{link.target}]]" if link.kind == "wikilink" else f"`{link.target}`"
-        yield ctx.diag(
-            "IX012",
-            f"link to {shown}, which exists nowhere (not beside this file, in the memory root "
-            "or the repository): fix the link, or create the file it names",
-            link.range,
-        )
+        moved = [] if link.kind == "wikilink" else resolver.namesakes(link.target)
+        if moved:
+            base = ctx.workspace.repo_root or ctx.workspace.root
+            where = " or ".join(f"`{os.path.relpath(p, base)}`" for p in moved)
+            message = (
+                f"link to {shown}, which is not where it points (beside this file, in the "
+                f"memory root or the repository); a file of that name is at {where}: point "
+                "the link there if it moved, or create the file it names"
+            )
+        else:
+            message = (
+                f"link to {shown}, which exists nowhere (not beside this file, in the memory "
+                "root or the repository): fix the link, or create the file it names"
+            )
+        yield ctx.diag("IX012", message, link.range)
 
 
 def is_record(ws: Workspace, doc: Document) -> bool:
