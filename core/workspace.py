@@ -1467,10 +1467,11 @@ def is_memory_note_name(name: str) -> bool:
 
 
 def is_claude_project_memory(folder: Path) -> bool:
-    """A project's ``.claude/memory/`` (or a subagent's ``.claude/agent-memory/<name>/``)
-    holding Markdown: memory by where it is, with or without a MEMORY.md index."""
+    """A project's ``.claude/memory/`` (or ``.claude/memories/``, or a subagent's
+    ``.claude/agent-memory/<name>/``) holding Markdown: memory by where it is, with or
+    without a MEMORY.md index."""
     parent = folder.parent
-    placed = (parent.name == ".claude" and folder.name == "memory") or (
+    placed = (parent.name == ".claude" and folder.name in ("memory", "memories")) or (
         parent.name == "agent-memory" and parent.parent.name == ".claude"
     )
     if not placed:

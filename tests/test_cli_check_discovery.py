@@ -569,3 +569,13 @@ def test_a_file_two_roots_read_is_judged_once(tmp_path: Path) -> None:
     data = _check(repo, "--select", "SC")
     keys = [(d["path"], d["line"], d["code"]) for d in data["diagnostics"]]
     assert keys == [("memory/KNOWLEDGE/lessons.md", 3, "SC003")], keys
+
+
+def test_claude_memories_plural_is_a_root(tmp_path: Path) -> None:
+    """`.claude/memories/` (a mirror of Codex's `memories/` kept for Claude) is memory by
+    where it is, like `.claude/memory/`."""
+    repo = _repo(tmp_path)
+    _write(repo, {".claude/memories/project.md": "# Project\n\n- Postgres for the queue.\n"})
+    roots = _roots(_check(repo))
+    assert ".claude/memories" in roots
+    assert roots[".claude/memories"]["files"] == [".claude/memories/project.md"]
