@@ -525,9 +525,8 @@ def root_kind(root: Path) -> RootKind:
     if (root / "memory" / "MEMORY.md").is_file() and (
         not handoffs or (root / "memory" / "LOG.md").is_file() or (root / "LOG.md").is_file()
     ):
-        return (
-            RootKind.MEMORY
-        )  # an orchestrator's root (a docs/ with a handoff: memory/ is its own)
+        # an orchestrator's root (a docs/ with a handoff: its memory/ is a root of its own)
+        return RootKind.MEMORY
     if name == "memories" and parent != ".claude":
         return RootKind.MEMORY_TOOL
     if handoffs:
