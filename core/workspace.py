@@ -788,7 +788,11 @@ def is_memory_path(root: Path, path: Path, kind: RootKind | None = None) -> bool
     :func:`memory_files` reads the root: a memls root's folder, ``memory/`` and
     ``transcripts/.handoff.md``; a handoff folder's handoff files; the files the agent's
     instructions name; a memory bank's (Serena's, the memory tool's) folder and its
-    subfolders. The language server checks an open buffer live only where this holds."""
+    subfolders. The language server checks an open buffer live only where this holds.
+    A path outside ``root`` is answered before anything is read from disk: the server asks
+    this of every root on every edit."""
+    if root not in path.parents:
+        return False
     kind = kind or root_kind(root)
     parent = path.parent
     if kind is RootKind.HANDOFF:
