@@ -7,7 +7,8 @@ where CORPUS holds one folder per repository. Each repository is checked through
 - roots present: folders holding memory-named files (MEMORY.md, LOG.md, checkpoint-*.md,
   handoffs, memory banks, memory folders …), found by file name alone — or, with
   ``--labels``, the roots a person judged present (``"present": ["repo/path", …]``);
-- roots found, and the present ones memls did not find;
+- roots found, and the present ones memls did not find (and of those, the ones whose files
+  a found root reads — an OpenClaw workspace reads its `memory/` daily notes as its own);
 - findings by rule, and with ``--labels`` (``"findings": {"repo/path:line CODE": "true" |
   "false"}``) true / false per rule and the false errors; unjudged findings are listed;
 - wall time per repository (slowest).
@@ -90,6 +91,7 @@ def main() -> None:
     judged: dict[str, str] = dict(labels.get("findings", {}))
     repos = sorted(p for p in args.corpus.iterdir() if p.is_dir())
     found: set[str] = set()
+    read: set[str] = set()  # every memory file a found root read
     estimate: set[str] = set()
     findings: list[Any] = []
     times: list[tuple[float, str]] = []
@@ -108,6 +110,7 @@ def main() -> None:
             kinds[root.get("kind", "memory")] += 1
             count = root.get("file_count", root.get("files", 0))
             files_read += count if isinstance(count, int) else len(count)
+            read.update(root.get("files", []))
         for d in data["diagnostics"]:
             d["key"] = f"{d['path']}:{d['line']} {d['code']}"
             findings.append(d)
@@ -117,6 +120,11 @@ def main() -> None:
     source = "judged" if "present" in labels else "memory-named folders (estimate)"
     print(f"roots present: {len(present)} ({source}); found: {len(found)}; ", end="")
     print(f"present and found: {len(present & found)}; missed: {len(missed)}")
+    checked = [m for m in missed if any(f.startswith(m + "/") for f in read)]
+    print(
+        f"missed as a root of its own but its files read by a found root: {len(checked)}"
+        + "".join(f"\n  read within another root: {m}" for m in checked)
+    )
     print("roots found by kind: " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
     print(f"memory files read: {files_read}")
     for m in missed:

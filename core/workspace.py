@@ -352,7 +352,8 @@ _MEMORY_BANK_LOWER = {n.lower() for n in MEMORY_BANK_FILES}
 MEMORY_BANK_DIRS = ("memory-bank", "memory_bank", "cline_docs")
 _HANDOFF_NAME = re.compile(
     r"^(?:(\.handoff|handoff)([-_. ][^/]*)?|[\w.-]*[-_ ]handoff(?:[-_. ][A-Za-z]{0,2}\d[\w.-]*)?"
-    r"|next[-_ ]?session(?:[-_. ][^/]*)?)\.md$",
+    r"|next[-_ ]?session(?:[-_. ][^/]*)?"
+    r"|(?-i:SNAPSHOT)(?:-[^/]*)?|(?:session|context)[-_ ]?snapshot(?:[-_.][^/]*)?)\.md$",
     re.IGNORECASE,
 )
 _FOREIGN = (
@@ -396,7 +397,10 @@ _ABOUT_HANDOFFS = re.compile(
 
 def is_handoff_name(name: str) -> bool:
     """``.handoff.md``, ``HANDOFF.md``, ``handoff.md``, ``HANDOFF-2026-11.md``,
-    ``session-handoff-S54.md`` (any case); a checkpoint (``checkpoint-x-handoff.md``),
+    ``session-handoff-S54.md`` (any case); a session snapshot handed to the next session
+    (``SNAPSHOT.md``, ``SNAPSHOT-2026-03-18-auth.md`` in capitals, ``session-snapshot.md``;
+    not a ``PRODUCTION_SNAPSHOT_….md`` of a release);
+    a checkpoint (``checkpoint-x-handoff.md``),
     a template (``handoff-template.md``), a protocol or a guide (``HANDOFF-PROTOCOL.md``,
     ``handoff_guide.md``) is not a handoff."""
     if _HANDOFF_NAME.match(name) is None or "template" in name.lower():
@@ -548,11 +552,11 @@ NOTES_FOLDERS = frozenset(
 ``checkpoints/`` of another tool's format): memory when most of their Markdown is dated or
 numbered by its name (``2026-01-24-stats.md``, ``session-42.md``, ``2026-04-21-cp03.md``)."""
 JOURNAL_FOLDERS = frozenset({"diary", "diaries", "journal", "journals"})
+"""Folders that are memory by their name alone once they hold one dated Markdown file."""
 NAMED_NOTES_FOLDERS = frozenset(
     {"agent-notes", "agent_notes", "ai-notes", "ai_notes", "ai-docs", "ai_docs", "ai-context"}
 )
 """Folders an agent's notes are kept in by their name alone (any Markdown in them)."""
-"""Folders that are memory by their name alone once they hold one dated Markdown file."""
 _NUMBERED = re.compile(r"\d")
 
 
@@ -597,7 +601,7 @@ def is_notes_folder(folder: Path) -> bool:
         and name not in JOURNAL_FOLDERS
         and name not in NAMED_NOTES_FOLDERS
     ):
-        return False
+        return _session_named(folder)
     try:
         md = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
     except OSError:
@@ -614,10 +618,35 @@ def is_notes_folder(folder: Path) -> bool:
     return len(md) >= 2 and marked * 2 >= len(md)
 
 
+_SESSION_WORDS = frozenset(
+    {
+        "session", "sessions", "sessao", "sessão", "sessoes", "sessões", "sesion", "sesión",
+        "sesiones", "sitzung", "sitzungen", "seance", "séance", "seances", "séances",
+    }
+)  # fmt: skip
+"""Words for a session in a few languages (``docs/PLANOS_SESSAO/``, ``claude-sessions/``)."""
+
+
+def _session_named(folder: Path) -> bool:
+    """A folder whose name has a word for a session (not its first: ``sessions/`` itself
+    is in ``NOTES_FOLDERS``) and whose Markdown is mostly dated by name."""
+    words = set(re.split(r"[-_.\s]+", folder.name.lower().lstrip(".")))
+    if not words & _SESSION_WORDS:
+        return False
+    try:
+        md = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
+    except OSError:
+        return False
+    return len(md) >= 2 and sum(1 for n in md if _has_name_date(n)) * 2 > len(md)
+
+
 _JOURNAL_NAME = re.compile(
     r"^(?:memory|journal|diary|devlog|worklog|(?:session|agent|work|dev)[-_ ]?log)\.md$",
     re.IGNORECASE,
 )
+_LOG_BY_NAME = re.compile(r"^(?:session|agent)[-_ ]?log\.md$", re.IGNORECASE)
+"""A session or agent log is one by its name alone, dated headings or not (``SESSION_LOG.md``
+whose entries are headed by phase); a ``journal.md`` or ``memory.md`` must be dated."""
 _STATE_FILES = frozenset({"CHECKPOINT.md", "SESSION-STATE.md", "SESSION_STATE.md"})
 """One-file checkpoints (``CHECKPOINT.md``, in capitals like ``HANDOFF.md``): the state
 to resume from, by their name (a ``checkpoint.md`` is as often a page on checkpointing)."""
@@ -625,9 +654,9 @@ to resume from, by their name (a ``checkpoint.md`` is as often a page on checkpo
 
 def journal_notes(folder: Path) -> list[Path]:
     """A ``Memory.md`` (any case but ``MEMORY.md``, memls's index), ``JOURNAL.md``,
-    ``DIARY.md``, ``SESSION_LOG.md``, ``AGENT_LOG.md`` … in the folder that is a dated
-    journal (two or more dated headings): an agent's running notes, whatever the case of its
-    name; and a one-file checkpoint (``CHECKPOINT.md``)."""
+    ``DIARY.md`` … in the folder that is a dated journal (two or more dated headings): an
+    agent's running notes, whatever the case of its name; a ``SESSION_LOG.md`` or
+    ``AGENT_LOG.md`` by its name alone; and a one-file checkpoint (``CHECKPOINT.md``)."""
     try:
         names = [e.name for e in os.scandir(folder) if e.is_file()]
     except OSError:
@@ -640,6 +669,9 @@ def journal_notes(folder: Path) -> list[Path]:
         if not _JOURNAL_NAME.match(name) or name in ("MEMORY.md", "LOG.md"):
             continue
         path = folder / name
+        if _LOG_BY_NAME.match(name):
+            out.append(path)
+            continue
         try:
             stamp = path.stat().st_mtime_ns
         except OSError:
@@ -655,21 +687,59 @@ _AGENT_WORDS = frozenset(
 _NOT_NOTES_FOLDERS = frozenset({".github", ".vscode", ".idea", ".git", "rules", "workflows"})
 
 
+_MEMORY_SUBFOLDERS = frozenset({"learnings", "lessons", "memory", "memories", "decisions"})
+_CONTEXT_WORDS = frozenset({"context", "contexto", "contexte", "contesto", "kontext"})
+_STATE_STEMS = frozenset(
+    {
+        "current-state", "current-status", "state", "status", "now", "active-context",
+        "activecontext", "estado", "estado-atual", "estado-actual", "etat-actuel", "stato",
+    }
+)  # fmt: skip
+"""A context folder's note of where the work stands (``ESTADO_ATUAL.md``, ``STATUS.md``)."""
+
+
+def _is_state_note(name: str) -> bool:
+    return name[:-3].lower().replace("_", "-").replace(" ", "-") in _STATE_STEMS
+
+
 def is_agent_notes_folder(folder: Path) -> bool:
-    """A hidden folder, or one named for an agent (``docs/agent-workflow/``, ``.harness/``),
-    holding two or more Markdown files of which one is named as a memory note
-    (``lessons.md``, ``learnings.md``, ``decisions.md`` …): an agent's notes."""
+    """A hidden folder, or one named for an agent (``docs/agent-workflow/``, ``.harness/``,
+    ``docs/ai/``), holding two or more Markdown files of which one is named as a memory note
+    (``lessons.md``, ``learnings.md``, ``decisions.md`` …) or — named for an agent — beside
+    a ``learnings/`` (or ``lessons/``, ``memory/``) subfolder of Markdown: an agent's notes. A folder named for
+    context in any of a few languages (``context/``, ``contexto/``) counts when one of its
+    notes says where the work stands (``ESTADO_ATUAL.md``, ``current-state.md``)."""
     name = folder.name.lower()
     if name in _NOT_NOTES_FOLDERS or name in NOT_MEMORY_FOLDERS:
         return False
     words = set(re.split(r"[-_.\s]+", name.lstrip(".")))
-    if not name.startswith(".") and not words & _AGENT_WORDS:
+    agent = name.startswith(".") or bool(words & _AGENT_WORDS)
+    if not agent and not words & _CONTEXT_WORDS:
         return False
     try:
-        md = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
+        entries = list(os.scandir(folder))
     except OSError:
         return False
-    return len(md) >= 2 and any(is_memory_note_name(n) for n in md)
+    md = [e.name for e in entries if e.is_file() and is_markdown_name(e.name)]
+    if len(md) < 2:
+        return False
+    if not agent:
+        return any(_is_state_note(n) for n in md)
+    if any(is_memory_note_name(n) for n in md):
+        return True
+    if name.startswith(".") or any(e.name == ".git" for e in entries):
+        return False  # a hidden spec folder, a repository named for agents (`ai-config`)
+    return any(
+        e.name.lower() in _MEMORY_SUBFOLDERS and e.is_dir(follow_symlinks=False) and _has_md(e.path)
+        for e in entries
+    )
+
+
+def _has_md(folder: str) -> bool:
+    try:
+        return any(e.is_file() and is_markdown_name(e.name) for e in os.scandir(folder))
+    except OSError:
+        return False
 
 
 _NAME_DATE = re.compile(r"(?<!\d)20\d{2}[-_.]?[01]\d[-_.]?[0-3]\d(?!\d)")
@@ -1315,8 +1385,19 @@ def project_for_slug(slug: str, limit: int = 5000) -> Path | None:
     return walk("/" + parts[0], 1)
 
 
+_INDEX_STEMS = frozenset({"index", "_index", "memory-index", "memory_index", "memoryindex"})
+
+
 def _looks_like_memory_folder(folder: Path) -> bool:
+    """A ``memory/`` folder that holds memls's files, typed memories, dated notes only, or
+    an index of its own (``MEMORY_INDEX.md``, ``index.md``) beside other notes."""
     if is_root(folder) or (folder / ".handoff.md").is_file():
+        return True
+    try:
+        md = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
+    except OSError:
+        md = []
+    if len(md) >= 2 and any(n[:-3].lower() in _INDEX_STEMS for n in md):
         return True
     sampled, typed = typed_memories(folder)
     return typed > 0 or (_dated_count(folder) > 0 and sampled == 0)

@@ -378,3 +378,53 @@ def test_nothing_under_skills_is_memory(tmp_path: Path) -> None:
     )
     found = [r.relative_to(repo).as_posix() for r in discover(repo).roots]
     assert not [r for r in found if "skills" in r or r == "docs"], found
+
+
+def test_roots_the_third_holdout_showed(tmp_path: Path) -> None:
+    """Session snapshots handed to each new session (`SNAPSHOT-app.md` at the top, a
+    `snapshots/` series), a `SESSION_LOG.md` whose entries are headed by phase, not date,
+    `docs/ai/` beside its `learnings/`, a Portuguese `contexto/` holding the current state,
+    a dated `docs/PLANOS_SESSAO/` and a `memory/` with its own `MEMORY_INDEX.md` — found; a release's `PRODUCTION_SNAPSHOT_….md`, a
+    `context/` of other pages and a repository named for agents — not."""
+    repo = _repo(tmp_path, agents="# Working here\n")
+    snapshot = "# Snapshot\n\n> Give this to the agent as a session starts. Updated 2026-03-30.\n"
+    _write(
+        repo,
+        {
+            "SNAPSHOT-app.md": snapshot,
+            "snapshots/SNAPSHOT-2026-03-18-auth.md": snapshot,
+            "snapshots/SNAPSHOT-2026-03-19-deploy.md": snapshot,
+            "snapshots/README.md": "# Snapshots\n",
+            "tools/SESSION_LOG.md": "# Session log\n\n## Phase 1\nDone.\n\n## Phase 2\nNext.\n",
+            "docs/ai/index.md": "# Overview\n",
+            "docs/ai/context.md": "# Gotchas\n",
+            "docs/ai/learnings/auth.md": "# Auth\n\nTokens expire.\n",
+            "docs/ai/learnings/teams.md": "# Teams\n\nOne owner each.\n",
+            "contexto/ESTADO_ATUAL.md": "# Estado atual\n",
+            "contexto/COMO_AGIR.md": "# Como agir\n",
+            "docs/PLANOS_SESSAO/2026-04-28_revisao.md": "# Revisão\n",
+            "docs/PLANOS_SESSAO/2026-04-29_verdade.md": "# Verdade\n",
+            "docs/PLANOS_SESSAO/README.md": "# Planos\n",
+            "home/memory/MEMORY_INDEX.md": "# Memory index\n\n| File | Who |\n|---|---|\n",
+            "home/memory/team.md": "# Team\n",
+            "release/PRODUCTION_SNAPSHOT_20261201.md": "# Release\n",
+            "release/notes.txt": "release\n",
+            "web/context/overview.md": "# Overview\n",
+            "web/context/routing.md": "# Routing\n",
+        },
+    )
+    found = {r.relative_to(repo).as_posix(): root_kind(r) for r in discover(repo).roots}
+    assert found.get(".") is RootKind.HANDOFF, found
+    assert found.get("snapshots") is RootKind.HANDOFF, found
+    for rel in ("tools", "docs/ai", "contexto", "docs/PLANOS_SESSAO"):
+        assert found.get(rel) is RootKind.NOTES, (rel, found)
+    assert found.get("docs/ai/learnings") is RootKind.MEMORY, found
+    assert found.get("home/memory") is RootKind.MEMORY, found  # an index of its own
+    assert "release" not in found, found
+    assert "web/context" not in found, found
+    assert memory_files(repo / "tools") == [repo / "tools" / "SESSION_LOG.md"]
+
+    named = tmp_path / "ai-config"
+    (named / ".git").mkdir(parents=True)
+    _write(named, {"AGENTS.md": "# Agents\n", "GEMINI.md": "# Gemini\n", "memory/a.md": "# A\n"})
+    assert named not in discover(named).roots
