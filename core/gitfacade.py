@@ -319,6 +319,39 @@ def status_of(git: Git, paths: list[Path]) -> dict[str, str] | None:
     return value if isinstance(value, dict) else None
 
 
+def ignored(git: Git, paths: list[Path]) -> frozenset[Path]:
+    """Those of ``paths`` (existing or not) that the repository's ignore rules keep out of
+    it — a local-only file a memory note points at: one ``git check-ignore`` for all of
+    them, cached per set of paths. Empty when git cannot tell."""
+    top = git.toplevel
+    if top is None or not paths:
+        return frozenset()
+    rel: dict[str, Path] = {}
+    for path in paths:
+        relative = os.path.relpath(path, top)
+        if not relative.startswith(".."):
+            rel[relative.replace(os.sep, "/")] = path
+    if not rel:
+        return frozenset()
+
+    def compute() -> frozenset[Path]:
+        data = "\0".join(rel).encode("utf-8", "surrogateescape") + b"\0"
+        try:
+            proc = run_git(
+                top, "check-ignore", "-z", "--stdin", input_bytes=data, check=False,
+                timeout=QUERY_TIMEOUT, env={"GIT_OPTIONAL_LOCKS": "0"},
+            )  # fmt: skip
+        except GitError:
+            return frozenset()
+        if proc.returncode not in (0, 1):
+            return frozenset()
+        out = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+        return frozenset(rel[p] for p in out if p in rel)
+
+    value = git._cached("ignored:" + "\0".join(sorted(rel)), compute)
+    return value if isinstance(value, frozenset) else frozenset()
+
+
 def default_branch(git: Git) -> str | None:
     """The branch work is merged into: ``origin/HEAD``'s target, else a local ``main``
     or ``master`` (None when neither can be told)."""

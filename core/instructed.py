@@ -56,7 +56,8 @@ _PATH_WORDS = frozenset(
     {
         "memory", "memories", "journal", "journals", "diary", "diaries", "wisdom", "learnings",
         "lessons", "lessons-learned", "handoff", "handoffs", "sessions", "session-notes",
-        "scratchpad", "brain", "agent-notes", "ai-notes", "devlog", "worklog",
+        "scratchpad", "brain", "agent-notes", "ai-notes", "devlog", "worklog", "memoria",
+        "memória", "memorias", "memórias", "mémoire", "记忆", "記憶", "メモリ", "메모리",
     }
 )  # fmt: skip
 """Names (a path part's stem) that say memory by themselves (not ``notes``: a project's

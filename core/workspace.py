@@ -349,6 +349,8 @@ MEMORY_BANK_FILES = (
 )
 """The six core files of a Cline / Cursor memory bank (tasks.md and journal/ are optional)."""
 _MEMORY_BANK_LOWER = {n.lower() for n in MEMORY_BANK_FILES}
+KILO_BANK_FILES = ("brief.md", "product.md", "context.md", "architecture.md", "tech.md")
+"""Kilo Code's memory bank (``.kilocode/rules/memory-bank/``): its five core files."""
 MEMORY_BANK_DIRS = ("memory-bank", "memory_bank", "cline_docs")
 _HANDOFF_NAME = re.compile(
     r"^(?:(\.handoff|handoff)([-_. ][^/]*)?|[\w.-]*[-_ ]handoff(?:[-_. ][A-Za-z]{0,2}\d[\w.-]*)?"
@@ -414,12 +416,16 @@ _HANDOFF_STATE = re.compile(
     r"(?<!\d)(?:19|20)\d{2}-\d{2}-\d{2}(?!\d)|(?<!\d)(?:19|20)\d{2}/\d{1,2}/\d{1,2}(?!\d)"
     r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2},? \d{4}\b"
     r"|\b\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]* \d{4}\b"
+    r"|\b\d{1,2} de (?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|sept?iembre|octubre"
+    r"|noviembre|diciembre|janeiro|fevereiro|mar[çc]o|maio|junho|julho|setembro|outubro"
+    r"|novembro|dezembro) (?:de )?\d{4}\b"
     r"|\b(?:branch|branches|commit|commits|committed|sha)\b|\b(?-i:HEAD)\b"
     r"|^\s{0,3}#{1,6}\s*(?:\d+[.)]?\s*)?[^\w\n]*(?:current[- ]state|current[- ]status|status"
     r"|state|where (?:we|things) (?:are|stand)|next[- ]steps?|next[- ]actions?|next up|todo"
     r"|open work|in progress|progress|done|completed|left off|resume|remaining|tl;?dr|summary"
     r"|context|key files|decisions?|objective|mission|plan|open questions|blockers?"
-    r"|known issues|risks?)\b"
+    r"|known issues|risks?|contexto|estado(?: actual| atual)?|pr[óo]ximos? pas[s]?os"
+    r"|siguientes pasos|pendientes?|pendentes?|decisiones|decis[õo]es)\b"
     r"|`[^`\n]*[\w-]/[\w.-]+`|`[\w-]+\.(?:py|ts|tsx|js|go|rs|rb|java|sh|toml|ya?ml|json)`",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -615,6 +621,9 @@ def is_notes_folder(folder: Path) -> bool:
     if name in ("handoff", "handoffs") and sum(1 for n in md if is_handoff_name(n)) * 2 >= len(md):
         return False  # a folder of handoffs: a handoff root
     marked = sum(1 for n in md if _NUMBERED.search(n))
+    if len(md) == 1:  # the first note of a series: `sessions/session-01.md`
+        only = md[0].lower()
+        return _has_name_date(only) or (_NUMBERED.search(only) is not None and "session" in only)
     return len(md) >= 2 and marked * 2 >= len(md)
 
 
@@ -752,13 +761,17 @@ def _has_name_date(name: str) -> bool:
 
 def is_memory_bank(folder: Path) -> bool:
     """A Cline / Cursor memory bank: a ``memory-bank/`` folder with one of its core files,
-    or any folder with three of them (projectbrief.md, activeContext.md, progress.md …)."""
+    or any folder with three of them (projectbrief.md, activeContext.md, progress.md …);
+    Kilo Code's: a ``memory-bank/`` folder with two of ``KILO_BANK_FILES``."""
     try:
         names = {e.name.lower() for e in os.scandir(folder) if e.is_file()}
     except OSError:
         return False
     core = len(names & _MEMORY_BANK_LOWER)
-    return core >= 3 or (core >= 1 and folder.name.lower() in MEMORY_BANK_DIRS)
+    if core >= 3:
+        return True
+    named = folder.name.lower() in MEMORY_BANK_DIRS
+    return named and (core >= 1 or len(names & set(KILO_BANK_FILES)) >= 2)
 
 
 NOT_MEMORY_FOLDERS = frozenset(
@@ -1481,7 +1494,7 @@ def _walk_candidate(path: Path, top: bool, named: Instructed = EMPTY) -> RootKin
         return RootKind.NOTES
     if is_root(path) and (top or _memory_by_content(path)):
         return RootKind.MEMORY
-    if not top and name in ("memory", "memories", ".memory") and _looks_like_memory_folder(path):
+    if not top and name.lower() in MEMORY_FOLDER_NAMES and _looks_like_memory_folder(path):
         return RootKind.MEMORY
     if is_claude_project_memory(path):
         return RootKind.MEMORY  # .claude/memory with notes and no MEMORY.md: no index
@@ -1502,7 +1515,14 @@ def _walk_candidate(path: Path, top: bool, named: Instructed = EMPTY) -> RootKin
     return None
 
 
-MEMORY_FOLDER_NAMES = frozenset({"memory", "memories", ".memory"})
+MEMORY_FOLDER_NAMES = frozenset(
+    {
+        "memory", "memories", ".memory", "memoria", "memória", "memorias", "memórias",
+        "mémoire", "gedächtnis", "erinnerungen", "pamięć", "память", "记忆", "記憶", "メモリ",
+        "메모리", "기억",
+    }
+)  # fmt: skip
+"""A memory folder's name, in English and a few other languages (compared lower-cased)."""
 
 
 def _has_memory_note(folder: Path) -> bool:
@@ -1583,7 +1603,7 @@ def _persona_memory(folder: Path) -> bool:
 def _memory_by_content(folder: Path) -> bool:
     """A folder below the one searched, holding MEMORY.md, LOG.md or checkpoints: memory
     unless its only sign is a MEMORY.md that is a document about memory, not an index."""
-    if (folder / "LOG.md").is_file() or folder.name in MEMORY_FOLDER_NAMES:
+    if (folder / "LOG.md").is_file() or folder.name.lower() in MEMORY_FOLDER_NAMES:
         return True
     try:
         names = [e.name for e in os.scandir(folder) if is_markdown_name(e.name)]

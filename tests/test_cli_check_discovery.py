@@ -579,3 +579,35 @@ def test_claude_memories_plural_is_a_root(tmp_path: Path) -> None:
     roots = _roots(_check(repo))
     assert ".claude/memories" in roots
     assert roots[".claude/memories"]["files"] == [".claude/memories/project.md"]
+
+
+def test_links_to_files_git_ignores_are_no_dead_pointers(tmp_path: Path) -> None:
+    """A memory index that points at local-only files (`shared/kb/*.md` in .gitignore): a
+    clone — CI's — lacks them by design, so neither IX009 nor IX012 reports them; a dead
+    pointer to a path git does not ignore still is one, and so is a Kilo Code memory bank
+    without its context.md."""
+    repo = tmp_path / "app"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    _write(
+        repo,
+        {
+            ".gitignore": "shared/kb/*.md\n.claude/agent-memory/*/notes-*.md\n",
+            ".claude/agent-memory/architect/MEMORY.md": (
+                "# Architect memory\n\n- [Evolution](../../../shared/kb/evolution_log.md)\n"
+                "- [Review](notes-2026-03-16.md) — the review notes\n"
+                "- [Plan](plan.md) — the plan\n"
+            ),
+            ".claude/agent-memory/architect/topic.md": "# Topic\n\nSee [[notes-2026-04-01]].\n",
+            ".kilocode/rules/memory-bank/brief.md": "# Brief\n\nA scheduler.\n",
+            ".kilocode/rules/memory-bank/tech.md": "# Tech\n\nPython.\n",
+        },
+    )
+    data = _check(repo)
+    found = _codes(data)
+    assert (".claude/agent-memory/architect/MEMORY.md", "IX009") in found
+    pointed = [d["message"] for d in data["diagnostics"] if d["code"] in ("IX009", "IX012")]
+    assert len(pointed) == 1, pointed
+    assert "plan.md" in pointed[0]
+    assert _roots(data)[".kilocode/rules/memory-bank"]["kind"] == "memory-bank"
+    assert (".kilocode/rules/memory-bank/brief.md", "MB001") in found

@@ -384,7 +384,8 @@ def test_roots_the_third_holdout_showed(tmp_path: Path) -> None:
     """Session snapshots handed to each new session (`SNAPSHOT-app.md` at the top, a
     `snapshots/` series), a `SESSION_LOG.md` whose entries are headed by phase, not date,
     `docs/ai/` beside its `learnings/`, a Portuguese `contexto/` holding the current state,
-    a dated `docs/PLANOS_SESSAO/` and a `memory/` with its own `MEMORY_INDEX.md` — found; a release's `PRODUCTION_SNAPSHOT_….md`, a
+    a dated `docs/PLANOS_SESSAO/`, a `memory/` with its own `MEMORY_INDEX.md`, a
+    `sessions/` holding its first note and a handoff dated in Spanish — found; a release's `PRODUCTION_SNAPSHOT_….md`, a
     `context/` of other pages and a repository named for agents — not."""
     repo = _repo(tmp_path, agents="# Working here\n")
     snapshot = "# Snapshot\n\n> Give this to the agent as a session starts. Updated 2026-03-30.\n"
@@ -407,6 +408,8 @@ def test_roots_the_third_holdout_showed(tmp_path: Path) -> None:
             "docs/PLANOS_SESSAO/README.md": "# Planos\n",
             "home/memory/MEMORY_INDEX.md": "# Memory index\n\n| File | Who |\n|---|---|\n",
             "home/memory/team.md": "# Team\n",
+            "docs/sessions/session-01.md": "# Session 1\n\nSet up the project.\n",
+            "chat/BRAND_HANDOFF.md": "# Handoff\n\n> Última actualización: 22 de julio de 2026.\n",
             "release/PRODUCTION_SNAPSHOT_20261201.md": "# Release\n",
             "release/notes.txt": "release\n",
             "web/context/overview.md": "# Overview\n",
@@ -420,6 +423,8 @@ def test_roots_the_third_holdout_showed(tmp_path: Path) -> None:
         assert found.get(rel) is RootKind.NOTES, (rel, found)
     assert found.get("docs/ai/learnings") is RootKind.MEMORY, found
     assert found.get("home/memory") is RootKind.MEMORY, found  # an index of its own
+    assert found.get("docs/sessions") is RootKind.NOTES, found  # the first of a series
+    assert found.get("chat") is RootKind.HANDOFF, found  # dated in Spanish
     assert "release" not in found, found
     assert "web/context" not in found, found
     assert memory_files(repo / "tools") == [repo / "tools" / "SESSION_LOG.md"]

@@ -574,6 +574,18 @@ class LinkResolver:
     def exists(self, path: Path | str) -> bool:
         return self._check(os.path.abspath(path))
 
+    def candidates(self, link: Link) -> list[Path]:
+        """The places a link that leads nowhere would have led: its target (a wikilink's
+        with ``.md``) from each base it may start at (for asking git whether they are
+        ignored, i.e. files kept out of the repository on purpose)."""
+        target = unquote(link.target) if "%" in link.target else link.target
+        target = _LINE_SUFFIX.sub("", target).split("#", 1)[0]
+        if not target or target.startswith(("~", "/")):
+            return []
+        if link.kind == "wikilink" and not target.lower().endswith(".md"):
+            target += ".md"
+        return [Path(os.path.normpath(os.path.join(b, target))) for b in self._bases(link)]
+
     # -- internals --
     def _check(self, key: str) -> bool:
         known = self._exists.get(key)

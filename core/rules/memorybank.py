@@ -1,7 +1,8 @@
 """MB: a Cline / Cursor / Roo memory bank has the core files its agent reads, and is current.
 
 A memory bank (``memory-bank/``: projectbrief.md, productContext.md, activeContext.md,
-systemPatterns.md, techContext.md, progress.md) is read whole at the start of every task;
+systemPatterns.md, techContext.md, progress.md; Kilo Code's brief.md, product.md, context.md,
+architecture.md, tech.md) is read whole at the start of every task;
 its agent updates activeContext.md and progress.md as work goes on. These rules apply only
 to roots memls recognised as a memory bank (:class:`memls.core.workspace.RootKind`); the
 rest of memls's format rules do not apply to them (see ``_NOT_FOR_KIND`` there).
@@ -15,20 +16,21 @@ from pathlib import Path
 from memls.core.gitfacade import history
 from memls.core.model import Diagnostic, Range, Severity
 from memls.core.rules import Rule, RuleContext
-from memls.core.workspace import MEMORY_BANK_FILES, RootKind, Workspace
+from memls.core.workspace import KILO_BANK_FILES, MEMORY_BANK_FILES, RootKind, Workspace
 
 RULES = (
     Rule(
         "MB001",
         "memory-bank-core-missing",
         Severity.WARNING,
-        "memory bank without activeContext.md (the current focus every flavour keeps), or "
-        "without a core file its own files name; one note per bank",
+        "memory bank without its current-focus file (activeContext.md; Kilo Code's "
+        "context.md), or without a core file its own files name; one note per bank",
         rationale="warning: the agent starts without a core file's context; what is there loads",
         doc="""
         A memory bank (Cline/Roo style) keeps core files its agent reads at the start of
-        every task. Reported once per bank: activeContext.md missing, or a core file the
-        bank's own files name (e.g. systemPatterns.md) missing.
+        every task. Reported once per bank: activeContext.md (context.md in Kilo Code's
+        bank: brief.md, product.md, context.md, architecture.md, tech.md) missing, or a core
+        file the bank's own files name (e.g. systemPatterns.md) missing.
 
         Fix: create the file, or say in projectbrief.md why the bank does without it.
         """,
@@ -50,11 +52,12 @@ RULES = (
         "MB003",
         "memory-bank-stale",
         Severity.WARNING,
-        "activeContext.md / progress.md not changed for `stale_commits` commits (20) while "
-        "those commits changed the project (git)",
+        "activeContext.md / progress.md (Kilo: context.md) not changed for `stale_commits` "
+        "commits (20) while those commits changed the project (git)",
         rationale="warning: the bank's current state may be old; nothing is broken",
         doc="""
-        In a git repository, activeContext.md or progress.md was not changed for
+        In a git repository, activeContext.md or progress.md (Kilo Code's context.md) was
+        not changed for
         `stale_commits` (20) commits that changed the project: the bank's "current
         state" describes an older project.
 
@@ -73,6 +76,21 @@ ROO_FILES = (
 """Roo Code's memory bank: decisionLog.md, and no projectbrief.md / techContext.md."""
 CURRENT_FILES = ("activeContext.md", "progress.md")
 """The files the agent keeps current as work goes on (what MB003 watches)."""
+KILO_CURRENT = ("context.md",)
+"""Kilo Code's bank keeps its current focus and recent changes in context.md."""
+
+
+def _kilo(ws: Workspace) -> bool:
+    """Kilo Code's flavour: brief.md / context.md, and none of Cline's focus files."""
+    present = _present(ws)
+    if "activecontext.md" in present or "projectbrief.md" in present:
+        return False
+    return "brief.md" in present or "context.md" in present
+
+
+def current_files(ws: Workspace) -> tuple[str, ...]:
+    """What this bank's agent keeps current (its focus file first)."""
+    return KILO_CURRENT if _kilo(ws) else CURRENT_FILES
 
 
 def _present(ws: Workspace) -> dict[str, Path]:
@@ -81,8 +99,11 @@ def _present(ws: Workspace) -> dict[str, Path]:
 
 
 def expected_files(ws: Workspace) -> tuple[str, ...]:
-    """The core files of this bank's flavour: Roo's when it keeps a decisionLog.md."""
+    """The core files of this bank's flavour: Roo's when it keeps a decisionLog.md, Kilo
+    Code's when it keeps brief.md / context.md."""
     present = _present(ws)
+    if _kilo(ws):
+        return KILO_BANK_FILES
     if "decisionlog.md" in present and "projectbrief.md" not in present:
         return ROO_FILES
     return MEMORY_BANK_FILES
@@ -91,7 +112,9 @@ def expected_files(ws: Workspace) -> tuple[str, ...]:
 def _anchor(ws: Workspace) -> Path | None:
     """The file the bank-wide note is reported on: activeContext.md, else the first file."""
     present = _present(ws)
-    for name in ("activecontext.md", "projectbrief.md", "productcontext.md"):
+    for name in (
+        "activecontext.md", "projectbrief.md", "productcontext.md", "context.md", "brief.md"
+    ):  # fmt: skip
         if name in present:
             return present[name]
     listed = sorted(present.values())
@@ -101,7 +124,7 @@ def _anchor(ws: Workspace) -> Path | None:
 def _named_in_bank(ws: Workspace) -> set[str]:
     """Core file names (lower case) that the bank's files mention: a bank whose files say
     "see techContext.md" expects one; a bank that never names it may do without."""
-    names = {n.lower() for n in (*MEMORY_BANK_FILES, *ROO_FILES)}
+    names = {n.lower() for n in (*MEMORY_BANK_FILES, *ROO_FILES, *KILO_BANK_FILES)}
     found: set[str] = set()
     for path in ws.paths():
         doc = ws.document(path)
@@ -127,13 +150,14 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     doc = ctx.doc
     top = Range.point(0)
     core = {n.lower(): n for n in expected_files(ws)}
+    current = tuple(n.lower() for n in current_files(ws))
     if doc.path == _anchor(ws):
         present = _present(ws)
         named = _named_in_bank(ws)
         missing = [
             name
             for low, name in core.items()
-            if low not in present and (low == "activecontext.md" or low in named)
+            if low not in present and (low == current[0] or low in named)
         ]
         if missing:
             shown = ", ".join(missing)
@@ -141,7 +165,8 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 "MB001",
                 f"this memory bank has no {shown}: its agent reads every core file at the "
                 "start of a task, so what belongs there is missing; create "
-                f"{'it' if len(missing) == 1 else 'them'} or say in projectbrief.md why not",
+                f"{'it' if len(missing) == 1 else 'them'} or say in "
+                f"{'brief.md' if _kilo(ws) else 'projectbrief.md'} why not",
                 top,
             )
     if doc.path.parent == ws.root and doc.path.name.lower() in core and _is_empty(doc.text):
@@ -151,7 +176,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             "for the bank's state and finds nothing; fill it in or remove it",
             top,
         )
-    if doc.path.parent == ws.root and doc.path.name.lower() in {c.lower() for c in CURRENT_FILES}:
+    if doc.path.parent == ws.root and doc.path.name.lower() in current:
         stale = _stale(ctx)
         if stale is not None:
             yield ctx.diag("MB003", stale, top)

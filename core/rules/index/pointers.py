@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from memls.core.formats.links import Link, distinct_links, extract_links, link_key
+from memls.core.gitfacade import ignored
 from memls.core.model import Diagnostic, Document, Range
 from memls.core.parse import parse_file
 from memls.core.rules import RuleContext
@@ -29,8 +30,10 @@ def check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
     missing = {link_key(link) for link in distinct_links(doc) if resolver.resolve(link) is None}
     if not missing:
         return
-    for link in extract_links(doc):
-        if link_key(link) not in missing or not _reportable(ctx.workspace, link, doc):
+    dead = [link for link in extract_links(doc) if link_key(link) in missing]
+    local = _kept_out_of_git(ctx.workspace, dead)
+    for link in dead:
+        if link_key(link) in local or not _reportable(ctx.workspace, link, doc):
             continue
         yield ctx.diag(
             "IX009",
@@ -223,10 +226,16 @@ def check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
         return  # a saved conversation quotes brackets it never meant as links
     if is_record(ctx.workspace, doc):
         return  # a dated or archived record: the files it linked then have moved on
-    for link in extract_links(doc):
-        if link.kind not in ("markdown", "reference", "wikilink"):
-            continue
-        if not _reportable(ctx.workspace, link, doc) or resolver.resolve(link) is not None:
+    dead = [
+        link
+        for link in extract_links(doc)
+        if link.kind in ("markdown", "reference", "wikilink")
+        and _reportable(ctx.workspace, link, doc)
+        and resolver.resolve(link) is None
+    ]
+    local = _kept_out_of_git(ctx.workspace, dead)
+    for link in dead:
+        if link_key(link) in local:
             continue
         shown = f"[[{link.target}]]" if link.kind == "wikilink" else f"`{link.target}`"
         moved = [] if link.kind == "wikilink" else resolver.namesakes(link.target)
@@ -244,6 +253,21 @@ def check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
                 "root or the repository): fix the link, or create the file it names"
             )
         yield ctx.diag("IX012", message, link.range)
+
+
+def _kept_out_of_git(ws: Workspace, links: list[Link]) -> set[tuple[str, str, tuple[str, ...]]]:
+    """Keys of the links whose target git ignores wherever it would be (a local-only file
+    the repository keeps out on purpose, `shared/kb/*.md` in .gitignore): a checkout —
+    CI's, a clone's — cannot tell whether it exists where the memory is used, so no
+    finding. One ``git check-ignore`` for all of them."""
+    if not links or ws.repo_root is None:
+        return set()
+    wanted = {id(link): ws.links.candidates(link) for link in links}
+    every = sorted({p for paths in wanted.values() for p in paths})
+    gone = ignored(ws.git, every)
+    if not gone:
+        return set()
+    return {link_key(link) for link in links if any(p in gone for p in wanted[id(link)])}
 
 
 def is_record(ws: Workspace, doc: Document) -> bool:
