@@ -16,7 +16,7 @@ from memls.core.gitfacade import ignored
 from memls.core.model import Diagnostic, Document, Range
 from memls.core.parse import parse_file
 from memls.core.rules import RuleContext
-from memls.core.workspace import Layout, Workspace, is_conventional_doc, is_dated
+from memls.core.workspace import Layout, RootKind, Workspace, is_conventional_doc, is_dated
 
 _TARGETS_KEY = "memls.rules.index.pointer_targets"
 
@@ -69,6 +69,8 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
         return False  # under "these files are NOT in this directory": mentions, no pointers
     if _beyond_reach(ws, link, target):
         return False
+    if ws.root_kind is RootKind.CODEX and not _into_codex_folder(ws, target):
+        return False  # Codex's one memory for every workspace: `docs/x.md` is the task's
     if link.kind in ("markdown", "reference"):
         return True
     if not target.casefold().endswith(".md") or target.startswith("~"):
@@ -206,6 +208,22 @@ def _beyond_reach(ws: Workspace, link: Link, target: str) -> bool:
     # folder the repository does not have (`../../../plans/`) is another machine's.
     parts = [p for p in unquote(target).split("/")[:-1] if p not in ("", ".", "..")]
     return not any((repo / "/".join(parts[i:])).is_dir() for i in range(len(parts)))
+
+
+_CODEX_FILES = frozenset({"memory.md", "memory_summary.md", "raw_memories.md"})
+
+
+def _into_codex_folder(ws: Workspace, target: str) -> bool:
+    """Whether a path in Codex's memory names one of the memory folder's own files: Codex
+    keeps one memory for every workspace it works in, so `docs/PLAN.md` or `ARCHITECTURE.md`
+    is relative to the working folder of the task that wrote it (which this folder does
+    not know), while `rollout_summaries/x.md` or `raw_memories.md` is the memory's own."""
+    parts = [p for p in unquote(target).split("#", 1)[0].split("/") if p not in ("", ".")]
+    if not parts:
+        return False
+    if len(parts) == 1:
+        return parts[0].casefold() in _CODEX_FILES
+    return (ws.root / parts[0]).is_dir()
 
 
 def _presented_as_pointer(line: str, link: Link) -> bool:
