@@ -69,7 +69,7 @@ _SPEAKS_OF_MEMORY = re.compile(
 )
 _READ_OR_UPDATE = re.compile(
     r"(?i)\b(?:read|re-?read|review|consult|check|load|update|append|record|write|log|add|"
-    r"keep|maintain|save|store|note|document|capture)\w*\b"
+    r"keep|kept|maintain|save|store|note|document|capture|wr[io]te|written)\w*\b"
 )
 _BACKTICK = re.compile(r"`([^`\n]{1,200})`")
 _LINK = re.compile(r"\]\(\s*<?([^)\s>]{1,200})>?(?:\s+\"[^\"]*\")?\s*\)")

@@ -433,3 +433,26 @@ def test_roots_the_third_holdout_showed(tmp_path: Path) -> None:
     (named / ".git").mkdir(parents=True)
     _write(named, {"AGENTS.md": "# Agents\n", "GEMINI.md": "# Gemini\n", "memory/a.md": "# A\n"})
     assert named not in discover(named).roots
+
+
+def test_a_folder_named_as_knowledge_kept_across_sessions(tmp_path: Path) -> None:
+    """A past tense says it as well: "`docs/findings/` — standing knowledge kept across
+    sessions" names memory; the same line of another folder without memory words does not."""
+    text = (
+        "# Project\n\n"
+        "- `docs/findings/` — standing knowledge kept across sessions\n"
+        "- `docs/guide/` — kept up to date by hand\n"
+    )
+    repo = _repo(tmp_path, agents=text, name="CLAUDE.md")
+    _write(
+        repo,
+        {
+            "docs/findings/build-cache.md": "# Build cache\n\nClear it after a toolchain bump.\n",
+            "docs/findings/flaky-tests.md": "# Flaky tests\n\nThe e2e suite needs a retry.\n",
+            "docs/guide/a.md": "# A\n",
+        },
+    )
+    assert named_above(repo).folders == frozenset({(repo / "docs/findings").resolve()})
+    roots = {r.relative_to(repo).as_posix() for r in discover(repo).roots}
+    assert "docs/findings" in roots
+    assert "docs/guide" not in roots
