@@ -6,7 +6,8 @@ where CORPUS holds one folder per repository. Each repository is checked through
 
 - roots present: folders holding memory-named files (MEMORY.md, LOG.md, checkpoint-*.md,
   handoffs, memory banks, memory folders …), found by file name alone — or, with
-  ``--labels``, the roots a person judged present (``"present": ["repo/path", …]``);
+  ``--labels``, the roots a person judged present (``"present": ["repo/path", …]``) and
+  the memory-named folders judged not memory (``"not_memory"``: found, they are false roots);
 - roots found, and the present ones memls did not find (and of those, the ones whose files
   a found root reads — an OpenClaw workspace reads its `memory/` daily notes as its own);
 - findings by rule, and with ``--labels`` (``"findings": {"repo/path:line CODE": "true" |
@@ -130,8 +131,13 @@ def main() -> None:
     for m in missed:
         print(f"  missed: {m}")
     extra = sorted(found - present)
+    not_memory = set(labels.get("not_memory", ()))
+    wrong = [e for e in extra if e in not_memory]
+    if not_memory:
+        print(f"found but judged not memory (false roots): {len(wrong)} of {len(not_memory)}")
     for e in extra:
-        print(f"  found, not in the present list: {e}")
+        why = "judged not memory" if e in not_memory else "not in the present list"
+        print(f"  found, {why}: {e}")
     print(f"findings: {len(findings)}")
     by_rule: dict[str, Counter[str]] = {}
     for d in findings:
