@@ -584,6 +584,23 @@ def _assignment_at(segment: str, at: int, name: str) -> bool:
     return _IDENTIFIER_NAME.fullmatch(name.rsplit(maxsplit=1)[-1]) is not None
 
 
+_WEB_URL = re.compile(r"https?://[^\s/@]+(/[^\s]*)?")
+
+
+def _plain_url(value: str) -> bool:
+    """A web address with nothing secret in it: no user and password (SC004 reads those),
+    and no path or query part that looks like a token (a webhook's
+    ``/services/T0/B0/<32 random characters>`` is a secret): the page where a key is made
+    or the endpoint that issues one, not the key."""
+    match = _WEB_URL.fullmatch(value)
+    if match is None:
+        return False
+    for part in re.split(r"[/?&=#]", match.group(1) or ""):
+        if len(part) >= 16 and any(c.isdigit() for c in part) and _shannon(part) >= 3.5:
+            return False
+    return True
+
+
 def _credible_prose_value(value: str) -> bool:
     """A value after a secret's name in a sentence that looks like a secret: not a word or
     two (``approved``, ``write-access``, ``Pending``), not a list of settings
@@ -628,6 +645,8 @@ def _scan_segment(segment: str, base: int, in_fence: bool) -> Iterator[Secret]:
             value, value_start = value[1:], value_start + 1  # ${VAR:-default}: the default
         if not secret_name(name):
             continue
+        if _plain_url(value.rstrip(".,;:!?)")):
+            continue  # `Create a Read token: https://…/settings/tokens`: where to make one
         if not (match["q"] or in_fence or _assignment_at(segment, match.start("name"), name)):
             # a secret's name in a sentence: what follows must look like a secret, not
             # like the next words ("credentials: approved.", "API key=REQUIRED.")

@@ -69,6 +69,7 @@ def positives() -> list[tuple[str, str, str]]:
     add("SC003", "JWT_SECRET={v}", secrets.token_urlsafe(24))
     add("SC003", "- AUTH_PASSWORD: {v}", rand(14) + "!")
     add("SC003", "- **Password:** {v}", rand(12) + "#")
+    add("SC003", "WEBHOOK_SECRET={v}", f"https://hooks.example.com/services/{rand(32)}")
     add("SC004", "ssh root@203.0.113.7 password {v}", rand(10) + "9%")
     add("SC004", "db at postgres://admin:{v}@db.example.com:5432/app", rand(16))
     return out
@@ -100,6 +101,9 @@ NEGATIVES = [
     "  -e ADMIN_PASSWORD=secure_password_123 \\",  # plain words with a stand-in word
     "- **Password:** my-demo-token",
     "- **Credentials**: Base64 encoding (in the keychain) → read at start",
+    "2. Create a Read token: https://huggingface.co/settings/tokens",  # a page, no value
+    "- API key: https://console.example.com/account/api-keys (create one there)",
+    "TOKEN_URL=https://auth.example.com/oauth2/v1/token",
 ]
 
 

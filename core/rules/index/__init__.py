@@ -156,6 +156,10 @@ RULES = (
         Right: that text in checkpoint-NAME.md, a bullet for it in the index.
 
         Fix: `memls index migrate` moves such sections into a checkpoint.
+
+        Not judged: a Claude Code memory folder (`.claude/memory/`, a subagent's, the auto
+        memory) that keeps no checkpoints and no Active Checkpoints section: there the
+        index is where Claude Code keeps the current state.
         """,
     ),
     Rule(

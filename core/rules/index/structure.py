@@ -24,6 +24,7 @@ from memls.core.formats.index import (
 from memls.core.model import Diagnostic, Document, Range, Section, TextEdit
 from memls.core.rules import RuleContext
 from memls.core.rules.checkpoint import foreign_checkpoints
+from memls.core.workspace import is_claude_memory_dir, is_claude_project_memory
 
 
 def check_structure(ctx: RuleContext) -> Iterator[Diagnostic]:
@@ -53,6 +54,8 @@ def check_structure(ctx: RuleContext) -> Iterator[Diagnostic]:
                     "first — move these bullets into it and delete this heading",
                     extra.heading.title_range,
                 )
+    if section is None and not ctx.workspace.checkpoints() and _claude_code_memory(ctx):
+        return  # Claude Code's memory keeps no checkpoints: its current state is its index's
     for sec in doc.sections:
         if is_legacy(sec):
             yield ctx.diag(
@@ -61,6 +64,13 @@ def check_structure(ctx: RuleContext) -> Iterator[Diagnostic]:
                 "not the index: run `memls index migrate` to move it into one",
                 sec.heading.title_range,
             )
+
+
+def _claude_code_memory(ctx: RuleContext) -> bool:
+    """A project's ``.claude/memory/`` (a subagent's too) or Claude Code's auto memory: an
+    index by Claude Code's convention, where the current state may live on purpose."""
+    root = ctx.workspace.root
+    return is_claude_project_memory(root) or is_claude_memory_dir(root)
 
 
 _COMMENT_LINE = re.compile(r"^\s*<!--.*-->\s*$")
