@@ -65,12 +65,25 @@ _PATH_WORDS = frozenset(
 
 _SPEAKS_OF_MEMORY = re.compile(
     r"(?i)\b(?:memor(?:y|ies)|journal|diary|remember|persist(?:ent|s)?|sessions?|handoff|"
-    r"learnings?|lessons|wisdom|scratchpad|knowledge\s+base|context\s+(?:files?|notes?|folder))\b"
+    r"learnings?|lessons|wisdom|scratchpad|knowledge\s+base|context\s+(?:files?|notes?|folder)|"
+    r"m[ée]moire|mem[oó]ri[ae]s?|ged[äa]chtnis|erinnerung\w*|памят\w*|sesi[oó]n(?:es)?|"
+    r"sess[ãa]o|sess[õo]es)\b|记忆|記憶|メモリ|메모리"
 )
+"""Words that speak of memory, in English and a few other languages."""
+_MEMORY_WORD = re.compile(
+    r"(?i)\b(?:memor(?:y|ies)|m[ée]moire|mem[oó]ri[ae]s?|ged[äa]chtnis|памят\w*)\b"
+    r"|记忆|記憶|メモリ|메모리"
+)
+"""The word memory itself: a lead-in that says it ("Memory files:") names its list."""
 _READ_OR_UPDATE = re.compile(
     r"(?i)\b(?:read|re-?read|review|consult|check|load|update|append|record|write|log|add|"
-    r"keep|kept|maintain|save|store|note|document|capture|wr[io]te|written)\w*\b"
+    r"keep|kept|maintain|save|store|note|document|capture|wr[io]te|written|see|"
+    r"voir|lire|mettre\s+à\s+jour|mise\s+à\s+jour|leer|ler|actualiz|atualiz|lesen|"
+    r"aktualisier|обнов|чита)\w*\b"
 )
+"""Words of reading or updating, in English and a few other languages."""
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*)$")
 _BACKTICK = re.compile(r"`([^`\n]{1,200})`")
 _LINK = re.compile(r"\]\(\s*<?([^)\s>]{1,200})>?(?:\s+\"[^\"]*\")?\s*\)")
 _BARE = re.compile(r"(?<![\w/.@:~-])((?:\.?[\w-]+/)+(?:[\w.-]+\.md)?|[\w.-]+\.md)(?![\w/-])")
@@ -265,14 +278,43 @@ def _named_in(path: str, _stamp: int) -> tuple[str, ...]:
         return ()
     out: list[str] = []
     fenced = False
+    lead = ""  # the line ending in ':' that introduces the list (or lone paths) below it
+    heading = ""
     for line in text.splitlines():
         if _FENCE.match(line):
             fenced = not fenced
             continue
-        if fenced or ("/" not in line and ".md" not in line.lower()):
+        if fenced or not line.strip():
+            continue
+        title = _HEADING.match(line)
+        if title is not None:
+            heading, lead = title.group(1), ""
+        elif not _LIST_ITEM.match(line) and not _lone_path(line):
+            lead = line.strip() if line.rstrip().endswith(":") else ""
+        elif lead:
+            out += _introduced(lead, heading, line)
+        if "/" not in line and ".md" not in line.lower():
             continue
         out += named_paths(line)
     return tuple(dict.fromkeys(out))
+
+
+def _lone_path(line: str) -> bool:
+    """A line that is only a path (```docs/ai/PROGRESS.md```), as a list item would be."""
+    found = _candidates(line)
+    return len(found) == 1 and not _prose(line).strip(" \t*_`-—:")
+
+
+def _introduced(lead: str, heading: str, item: str) -> list[str]:
+    """The paths of a list item under a lead-in: named when the lead-in says memory
+    ("Project memory files:", "Voir les fichiers de mémoire projet :"), or when it (or the
+    item) says the reading or updating and it, or the heading above it, speaks of memory
+    ("## Sessions" … "At the start, read:")."""
+    if _MEMORY_WORD.search(_prose(lead)):
+        return _candidates(item)  # "Memory files:", "Voir les fichiers de mémoire projet :"
+    if not (_acts(lead) or _acts(item)) or not (_speaks(lead) or _speaks(heading)):
+        return []
+    return _candidates(item)
 
 
 def _read_one(path: str, stamp: int, folder: str, top: str) -> Instructed:

@@ -7,6 +7,7 @@ does not import the Markdown parser, link resolver and git facade the workspace 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from memls.core.config import load_config
@@ -14,10 +15,29 @@ from memls.core.config import load_config
 ROOT_MARKERS = ("MEMORY.md", "LOG.md")
 
 
-def is_root(directory: Path) -> bool:
-    """A directory holding MEMORY.md, LOG.md or checkpoint files."""
+def marker_file(directory: Path, name: str) -> Path | None:
+    """``directory / name`` (``MEMORY.md``, ``LOG.md``), or the file there that differs from
+    it only in its extension's case (``MEMORY.MD``: a macOS or Windows disk finds it under
+    either name, a Linux one only under its own)."""
+    exact = directory / name
+    if exact.is_file():
+        return exact
+    stem, ext = name.rsplit(".", 1)
     try:
-        if any((directory / m).is_file() for m in ROOT_MARKERS):
+        with os.scandir(directory) as entries:
+            for e in entries:
+                head, dot, tail = e.name.rpartition(".")
+                if dot and head == stem and tail.casefold() == ext.casefold() and e.is_file():
+                    return Path(e.path)
+    except OSError:
+        return None
+    return None
+
+
+def is_root(directory: Path) -> bool:
+    """A directory holding MEMORY.md (``MEMORY.MD`` too), LOG.md or checkpoint files."""
+    try:
+        if any(marker_file(directory, m) is not None for m in ROOT_MARKERS):
             return True
         return any(directory.glob("checkpoint-*.md"))
     except OSError:

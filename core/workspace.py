@@ -45,6 +45,7 @@ from memls.core.roots import claude_memory_dir as claude_memory_dir  # noqa: PLC
 from memls.core.roots import discover_root as discover_root  # noqa: PLC0414
 from memls.core.roots import enclosing_root as enclosing_root  # noqa: PLC0414
 from memls.core.roots import is_root as is_root  # noqa: PLC0414
+from memls.core.roots import marker_file
 
 if TYPE_CHECKING:
     from memls.core.graph import LinkGraph
@@ -231,6 +232,8 @@ def layout_choice(root: Path) -> LayoutChoice:
         found[layout].append((weight, why))
 
     def isfile(rel: str) -> bool:
+        if rel in ROOT_MARKERS:
+            return marker_file(root, rel) is not None  # MEMORY.MD too
         return (root / rel).is_file()
 
     memory = root / "memory"
@@ -309,12 +312,13 @@ def detect_layout(root: Path) -> Layout:
 
 
 def index_path(root: Path, layout: Layout | None = None) -> Path:
+    """Where the root's index is: ``MEMORY.md`` (or ``MEMORY.MD``, the name it has on disk),
+    or ``memory/MEMORY.md`` for an orchestrator's root; where it would be when none yet."""
     layout = layout or detect_layout(root)
-    if not (root / "MEMORY.md").is_file() and (
-        layout is Layout.ORCHESTRATOR or (root / "memory" / "MEMORY.md").is_file()
-    ):
+    own = marker_file(root, "MEMORY.md")
+    if own is None and (layout is Layout.ORCHESTRATOR or (root / "memory" / "MEMORY.md").is_file()):
         return root / "memory" / "MEMORY.md"  # the index is where it is
-    return root / "MEMORY.md"
+    return own or root / "MEMORY.md"
 
 
 class RootKind(enum.Enum):
@@ -353,7 +357,8 @@ KILO_BANK_FILES = ("brief.md", "product.md", "context.md", "architecture.md", "t
 """Kilo Code's memory bank (``.kilocode/rules/memory-bank/``): its five core files."""
 MEMORY_BANK_DIRS = ("memory-bank", "memory_bank", "cline_docs")
 _HANDOFF_NAME = re.compile(
-    r"^(?:(\.handoff|handoff)([-_. ][^/]*)?|[\w.-]*[-_ ]handoff(?:[-_. ][A-Za-z]{0,2}\d[\w.-]*)?"
+    r"^(?:\.?(?:hand-?off|handover|pass-?off)(?:[-_. ][^/]*)?"
+    r"|[\w.-]*[-_ ](?:hand-?off|handover|pass-?off)(?:[-_. ][A-Za-z]{0,2}\d[\w.-]*)?"
     r"|next[-_ ]?session(?:[-_. ][^/]*)?"
     r"|(?-i:SNAPSHOT)(?:-[^/]*)?|(?:session|context)[-_ ]?snapshot(?:[-_.][^/]*)?)\.md$",
     re.IGNORECASE,
@@ -543,7 +548,12 @@ def root_kind(root: Path) -> RootKind:
         return RootKind.HANDOFF
     if name.startswith(".") and _has_memory_note(root):
         return RootKind.MEMORY  # a tool's hidden memory folder (`.wolf/memory.md`)
-    if is_instructed_root(root) or journal_notes(root) or is_agent_notes_folder(root):
+    if (
+        is_instructed_root(root)
+        or journal_notes(root)
+        or tool_memory_notes(root)
+        or is_agent_notes_folder(root)
+    ):
         return RootKind.NOTES
     return RootKind.MEMORY
 
@@ -661,16 +671,39 @@ _STATE_FILES = frozenset({"CHECKPOINT.md", "SESSION-STATE.md", "SESSION_STATE.md
 to resume from, by their name (a ``checkpoint.md`` is as often a page on checkpointing)."""
 
 
+_TOOL_MEMORY_NAME = re.compile(r"(?i)^[\w.]+[-_]memor(?:y|ies)\.md$")
+
+
+def tool_memory_notes(folder: Path) -> list[Path]:
+    """An agent tool's memory file beside its instructions in a hidden folder, named for
+    what it is: ``.github/copilot-memory.md`` (beside ``copilot-instructions.md``),
+    ``.cursor/project-memory.md``, ``.gemini/agent_memory.md``. Only those files are read:
+    the folder's other files are the tool's settings, templates and workflows."""
+    if not folder.name.startswith(".") or folder.name == ".git":
+        return []
+    try:
+        return sorted(
+            Path(e.path)
+            for e in os.scandir(folder)
+            if _TOOL_MEMORY_NAME.match(e.name) and e.is_file()
+        )
+    except OSError:
+        return []
+
+
 def journal_notes(folder: Path) -> list[Path]:
     """A ``Memory.md`` (any case but ``MEMORY.md``, memls's index), ``JOURNAL.md``,
     ``DIARY.md`` … in the folder that is a dated journal (two or more dated headings): an
     agent's running notes, whatever the case of its name; a ``SESSION_LOG.md`` or
-    ``AGENT_LOG.md`` by its name alone; and a one-file checkpoint (``CHECKPOINT.md``)."""
+    ``AGENT_LOG.md`` by its name alone, and so a ``WORKLOG.md`` or ``JOURNAL.md`` in an
+    agent's own folder (``.claude/``, ``.codex/``); and a one-file checkpoint
+    (``CHECKPOINT.md``)."""
     try:
         names = [e.name for e in os.scandir(folder) if e.is_file()]
     except OSError:
         return []
     out = []
+    in_agent_folder = folder.name.startswith(".") and folder.name[1:].lower() in _AGENT_WORDS
     for name in names:
         if name in _STATE_FILES:
             out.append(folder / name)
@@ -678,8 +711,8 @@ def journal_notes(folder: Path) -> list[Path]:
         if not _JOURNAL_NAME.match(name) or name in ("MEMORY.md", "LOG.md"):
             continue
         path = folder / name
-        if _LOG_BY_NAME.match(name):
-            out.append(path)
+        if _LOG_BY_NAME.match(name) or (in_agent_folder and name.lower() != "memory.md"):
+            out.append(path)  # SESSION_LOG.md; `.claude/WORKLOG.md`, kept by the agent
             continue
         try:
             stamp = path.stat().st_mtime_ns
@@ -863,7 +896,9 @@ def notes_files(root: Path) -> list[Path] | None:
     named = instructed_for(root)
     if named.folders or is_notes_folder(root) or is_agent_notes_folder(root):
         return None
-    return sorted({*(f for f in named.files if f.is_file()), *journal_notes(root)})
+    return sorted(
+        {*(f for f in named.files if f.is_file()), *journal_notes(root), *tool_memory_notes(root)}
+    )
 
 
 def is_memory_path(root: Path, path: Path, kind: RootKind | None = None) -> bool:
@@ -1510,7 +1545,12 @@ def _walk_candidate(path: Path, top: bool, named: Instructed = EMPTY) -> RootKin
             return None
     if _handoff_files(path):
         return RootKind.HANDOFF
-    if names_root(named, path) or journal_notes(path) or is_agent_notes_folder(path):
+    if (
+        names_root(named, path)
+        or journal_notes(path)
+        or tool_memory_notes(path)
+        or is_agent_notes_folder(path)
+    ):
         return RootKind.NOTES
     return None
 

@@ -513,7 +513,15 @@ def test_a_learnings_folder_is_a_root_and_a_protocol_is_no_handoff(tmp_path: Pat
 def test_handoff_names_with_a_session_id_are_handoffs_and_checkpoints_never_are() -> None:
     from memls.core.workspace import is_handoff_name
 
-    for name in ("session-handoff-S54.md", "agent_handoff_2026-11-02.md", "HANDOFF.md"):
+    for name in (
+        "session-handoff-S54.md",
+        "agent_handoff_2026-11-02.md",
+        "HANDOFF.md",
+        "HANDOVER.md",  # the other words people use
+        "PASSOFF.md",
+        "SEO-PASSOFF.md",
+        "hand-off.md",
+    ):
         assert is_handoff_name(name), name
     for name in (
         "checkpoint-auth-handoff.md",
@@ -525,6 +533,8 @@ def test_handoff_names_with_a_session_id_are_handoffs_and_checkpoints_never_are(
         "HANDOFF_TYPES.md",  # a page on the kinds of handoff
         "handoff-format.md",
         "HANDOFF-SPEC.md",
+        "passoff-protocol.md",
+        "handovers.md",
     ):
         assert not is_handoff_name(name), name
 
@@ -611,3 +621,69 @@ def test_links_to_files_git_ignores_are_no_dead_pointers(tmp_path: Path) -> None
     assert "plan.md" in pointed[0]
     assert _roots(data)[".kilocode/rules/memory-bank"]["kind"] == "memory-bank"
     assert (".kilocode/rules/memory-bank/brief.md", "MB001") in found
+
+
+def test_an_upper_case_memory_md_is_the_index(tmp_path: Path) -> None:
+    """`MEMORY.MD` at a repository's top is its index, as it would be on a macOS or Windows
+    disk: the root is found, the file is read as the index and its pointers are judged."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "MEMORY.MD": (
+                "# App — Project Memory\n\n## Architecture\n\n- [Blueprint](blueprint.md) — the plan\n"
+                "- [Gone](gone-topic.md) — never written\n"
+            ),
+            "blueprint.md": "# Blueprint\n\nThree services.\n",
+        },
+    )
+    data = _check(repo)
+    root = _roots(data)["."]
+    assert root["kind"] == "memory"
+    assert "MEMORY.MD" in root["files"]
+    assert ("MEMORY.MD", "IX009") in _codes(data)
+    assert [d["message"] for d in data["diagnostics"] if d["code"] == "IX009"] == [
+        "pointer to `gone-topic.md`, which exists nowhere (not beside MEMORY.MD, in the memory "
+        "root or the repository): fix the path, create the file, or remove the pointer"
+    ]
+
+
+def test_a_tools_memory_file_beside_its_instructions(tmp_path: Path) -> None:
+    """`.github/copilot-memory.md` beside `copilot-instructions.md` is Copilot's memory: the
+    folder is a root that reads that file alone (not the workflows, templates or
+    instructions); a dead link in it is reported, and `.github` without one is no root."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            ".github/copilot-instructions.md": "# Instructions\n\nRead copilot-memory.md.\n",
+            ".github/copilot-memory.md": (
+                "# Copilot Memory\n\n- Build with `make`; see [the runbook](../docs/gone.md).\n"
+            ),
+            ".github/PULL_REQUEST_TEMPLATE.md": "## What\n\n## Why\n",
+            "other/.github/PULL_REQUEST_TEMPLATE.md": "## What\n",
+        },
+    )
+    data = _check(repo)
+    roots = _roots(data)
+    assert set(roots) == {".github"}
+    assert roots[".github"]["kind"] == "notes"
+    assert roots[".github"]["files"] == [".github/copilot-memory.md"]
+    assert _codes(data) == [(".github/copilot-memory.md", "IX012")]
+
+
+def test_a_worklog_in_the_agents_own_folder(tmp_path: Path) -> None:
+    """`.claude/WORKLOG.md` is the agents' log by its name and place, dated headings or
+    not; a `WORKLOG.md` of undated notes in `docs/` is not memory by its name alone."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            ".claude/WORKLOG.md": "# Worklog\n\n## Scout → Builder\nThe feed is wired.\n",
+            ".claude/agents/builder.md": "---\nname: builder\n---\nBuild things.\n",
+            "docs/WORKLOG.md": "# Worklog\n\nIdeas for later.\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert set(roots) == {".claude"}
+    assert roots[".claude"]["files"] == [".claude/WORKLOG.md"]

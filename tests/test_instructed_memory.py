@@ -456,3 +456,35 @@ def test_a_folder_named_as_knowledge_kept_across_sessions(tmp_path: Path) -> Non
     roots = {r.relative_to(repo).as_posix() for r in discover(repo).roots}
     assert "docs/findings" in roots
     assert "docs/guide" not in roots
+
+
+def test_a_lead_in_names_the_list_below_it_in_any_language(tmp_path: Path) -> None:
+    """A line ending in ':' introduces the list (or the lone path) below it: "Voir les
+    fichiers de mémoire projet :" names the files listed under it, and so does "mettre à
+    jour :" under a heading that speaks of memory; a lead-in of code reading names
+    nothing."""
+    text = (
+        "# CLAUDE.md — Règles\n\n## Contexte du projet\n\n"
+        "Voir les fichiers de mémoire projet :\n\n"
+        "- `docs/ai/PROJECT.md` — objectif, stack\n"
+        "- `docs/ai/PROGRESS.md` — terminé / en cours\n\n"
+        "## Mise à jour de la mémoire projet\n\n"
+        "Quand une fonctionnalité est terminée, mettre à jour :\n\n"
+        "`notes/STATE.md`\n\n"
+        "## Code\n\nRead these before you change the API:\n\n- `docs/api/endpoints.md`\n"
+    )
+    repo = _repo(tmp_path, agents=text, name="CLAUDE.md")
+    _write(
+        repo,
+        {
+            "docs/ai/PROJECT.md": "# Projet\n\nUn planificateur de repas.\n",
+            "docs/ai/PROGRESS.md": "# Progrès\n\n## Terminé\n- recettes\n",
+            "notes/STATE.md": "# État\n\nLa liste de courses est à moitié faite.\n",
+            "docs/api/endpoints.md": "# Endpoints\n",
+        },
+    )
+    files = {p.relative_to(repo).as_posix() for p in named_above(repo).files}
+    assert files == {"docs/ai/PROJECT.md", "docs/ai/PROGRESS.md", "notes/STATE.md"}
+    roots = {r.relative_to(repo).as_posix() for r in discover(repo).roots}
+    assert {"docs/ai", "notes"} <= roots
+    assert "docs/api" not in roots

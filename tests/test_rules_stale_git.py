@@ -392,3 +392,21 @@ def test_a_brief_answered_under_its_letter_alone_is_history(repo: Path) -> None:
     assert _check(repo / "orch", "handoff-A-emission.md", ("HO006",), stale_commits=2) == []
     found = _check(repo / "orch2", "handoff-session-12.md", ("HO006",), stale_commits=2)
     assert len(found) == 1
+
+
+def test_a_dated_handoff_with_later_sessions_logged_beside_it_is_history(repo: Path) -> None:
+    """A handover dated by its name whose memory folder logs sessions of later days: those
+    sessions took it up, so commits since are no news. Without a later entry in the log (or
+    with no log) it is still judged."""
+    log = "# Session Log\n\n## 2026-05-30 09:00 — desktop — setup\nDid setup.\n"
+    commit_file(repo, "mem/MEMORY.md", "# Memory\n\n- [Log](session-log.md)\n", "index")
+    commit_file(repo, "mem/handover-2026-06-01-copilot.md", HANDOFF, "a handover")
+    commit_file(repo, "mem/session-log.md", log, "log")
+    for n in range(3):
+        commit_file(repo, f"src/l{n}.py", "x\n", f"work {n}")
+    name = "handover-2026-06-01-copilot.md"
+    [judged] = _check(repo / "mem", name, ("HO006",), stale_commits=2)
+    assert judged.code == "HO006"
+    later = log + "\n## Session 4 — 2026-06-03 — the next agent\nPicked up the handover.\n"
+    commit_file(repo, "mem/session-log.md", later, "log a later session")
+    assert _check(repo / "mem", name, ("HO006",), stale_commits=2) == []

@@ -171,7 +171,8 @@ def is_history(ws: Workspace, doc: Document) -> bool:
     """A handoff kept as history, not as the state to resume from: it is in an archive (or
     old, history, past) folder; or it is dated by its name and the repository holds a newer
     handoff (dated later by its name, or undated and written after that date) or its folder
-    a later-dated file of the same series; or it was superseded (:func:`_superseded`); or it
+    a later-dated file of the same series, or a log of the root has entries of a later day
+    (the sessions since took it up); or it was superseded (:func:`_superseded`); or it
     was answered (:func:`_answered`). No staleness finding applies to it."""
     if in_history_folder(ws, doc):
         return True
@@ -181,9 +182,38 @@ def is_history(ws: Workspace, doc: Document) -> bool:
         f"memls.stale.history:{path}", lambda: _newer_handoff(ws, path, day)
     ):
         return True
+    if day is not None and _last_logged(ws) > day:
+        return True  # the sessions logged beside it after its day took it up
     return ws.memo(
         f"memls.stale.superseded:{path}", lambda: _superseded(ws, doc) or _answered(path)
     )
+
+
+_LOG_NAME = re.compile(r"(?i)(?:^|[-_ ])(?:log|journal|diary|worklog|devlog)\.md$")
+_DATED_HEADING = re.compile(r"(?m)^#{1,4}\s+(?:[^\n]{0,40}?)(\d{4})-(\d{2})-(\d{2})\b")
+
+
+def _last_logged(ws: Workspace) -> _dt.date:
+    """The latest day a log of the root (``LOG.md``, ``session-log.md``, a journal) has an
+    entry headed by: a handoff dated before it was taken up by the sessions logged since
+    (``date.min`` when the root keeps no dated log)."""
+
+    def latest() -> _dt.date:
+        best = _dt.date.min
+        for path in ws.paths():
+            if path.parent != ws.root or not _LOG_NAME.search(path.name):
+                continue
+            doc = ws.document(path)
+            if doc is None:
+                continue
+            for m in _DATED_HEADING.finditer(doc.text):
+                try:
+                    best = max(best, _dt.date(int(m[1]), int(m[2]), int(m[3])))
+                except ValueError:
+                    continue
+        return best
+
+    return ws.memo("memls.stale.last_logged", latest)
 
 
 SERIES_MIN = 3
