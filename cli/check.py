@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import click
@@ -194,6 +194,7 @@ def check(
             diags.extend(check_secrets_file(ws, path))
         found_here = diags[before:]
         checked.append(_root_report(ws, targets, extra, files is None, found_here))
+    _mark_within(checked)
 
     if fmt == "json":
         data: dict[str, Any] = {"roots": checked, "diagnostics": to_json(diags)}
@@ -333,10 +334,26 @@ def _codes(family: str) -> list[str]:
     return [code for code in registry() if code.startswith(family)]
 
 
+def _mark_within(checked: list[dict[str, Any]]) -> None:
+    """Each root inside another checked root says so (``"within"``): a memory folder's
+    ``sessions/`` of dated notes is read as a root of its own, and shown as a part of the
+    memory it sits in."""
+    folders = [
+        o for o in checked if not o["project_folder"] and o["path"] != o["repository"]
+    ]  # memory folders, not a project's or a repository's top that holds memory
+    for r in checked:
+        inner = PurePosixPath(r["path"])
+        outer = [
+            o["path"] for o in folders if o is not r and PurePosixPath(o["path"]) in inner.parents
+        ]
+        r["within"] = max(outer, key=len) if outer else None
+
+
 def _print_roots(checked: list[dict[str, Any]], verbose: bool, walks: list[str]) -> None:
     if not verbose:
         shown = ", ".join(
             f"{r['path']} ({_kind_words(r)}, {_plural(r['file_count'], 'file')}"
+            + (f", part of {r['within']}" if r["within"] else "")
             + (f", {n} more scanned for secrets" if (n := len(r["secret_scan_files"])) else "")
             + ")"
             for r in checked
@@ -350,6 +367,8 @@ def _print_roots(checked: list[dict[str, Any]], verbose: bool, walks: list[str])
         click.echo(f"Searched {note}")
     for r in checked:
         click.echo(f"Checked {r['path']}: {_plural(r['file_count'], 'memory file')}")
+        if r["within"]:
+            click.echo(f"  part of: {r['within']} (a folder of its own kind inside it)")
         if r["kind"] != "memory":
             click.echo(f"  kind: {r['kind']} (rules: {r['rules']})")
         else:

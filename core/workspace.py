@@ -724,8 +724,14 @@ def journal_notes(folder: Path) -> list[Path]:
 
 
 _AGENT_WORDS = frozenset(
-    {"agent", "agents", "ai", "llm", "claude", "codex", "copilot", "harness", "assistant"}
-)
+    {
+        "agent", "agents", "ai", "llm", "claude", "codex", "copilot", "harness", "assistant",
+        "gemini", "antigravity",
+    }
+)  # fmt: skip
+_KNOWLEDGE_FOLDERS = frozenset({"knowledge", "knowledge-base", "knowledge_base"})
+"""What an agent learned, one item a file, in a folder of the agent's
+(``antigravity/knowledge/``, ``.gemini/knowledge/``)."""
 _NOT_NOTES_FOLDERS = frozenset({".github", ".vscode", ".idea", ".git", "rules", "workflows"})
 
 
@@ -750,12 +756,16 @@ def is_agent_notes_folder(folder: Path) -> bool:
     (``lessons.md``, ``learnings.md``, ``decisions.md`` …) or — named for an agent — beside
     a ``learnings/`` (or ``lessons/``, ``memory/``) subfolder of Markdown: an agent's notes. A folder named for
     context in any of a few languages (``context/``, ``contexto/``) counts when one of its
-    notes says where the work stands (``ESTADO_ATUAL.md``, ``current-state.md``)."""
+    notes says where the work stands (``ESTADO_ATUAL.md``, ``current-state.md``). A
+    ``knowledge/`` folder of an agent's (``antigravity/knowledge/``) is its notes too."""
     name = folder.name.lower()
     if name in _NOT_NOTES_FOLDERS or name in NOT_MEMORY_FOLDERS:
         return False
     words = set(re.split(r"[-_.\s]+", name.lstrip(".")))
     agent = name.startswith(".") or bool(words & _AGENT_WORDS)
+    if name in _KNOWLEDGE_FOLDERS:
+        above = set(re.split(r"[-_.\s]+", folder.parent.name.lower().lstrip(".")))
+        return bool(above & _AGENT_WORDS) and _markdown_count(folder) >= 2
     if not agent and not words & _CONTEXT_WORDS:
         return False
     try:

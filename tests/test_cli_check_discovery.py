@@ -687,3 +687,47 @@ def test_a_worklog_in_the_agents_own_folder(tmp_path: Path) -> None:
     roots = _roots(_check(repo))
     assert set(roots) == {".claude"}
     assert roots[".claude"]["files"] == [".claude/WORKLOG.md"]
+
+
+def test_a_folder_of_session_notes_inside_a_memory_folder_is_shown_as_its_part(
+    tmp_path: Path,
+) -> None:
+    """`.claude/memory/sessions/` of dated notes is read as a notes root of its own and
+    shown as a part of `.claude/memory` (JSON `within`, and in the text); a memory folder
+    beside the repository's top memory is not "part of" the top."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "MEMORY.md": "# App memory\n\n- [Plan](plan.md) — the plan\n",
+            "plan.md": "# Plan\n\nShip the parser.\n",
+            ".claude/memory/MEMORY.md": "# Memory\n\n- [Stack](stack.md) — the stack\n",
+            ".claude/memory/stack.md": "# Stack\n\nPython.\n",
+            ".claude/memory/sessions/2026-03-01-setup.md": "# 2026-03-01\n\nSet up CI.\n",
+            ".claude/memory/sessions/2026-03-02-parser.md": "# 2026-03-02\n\nParser.\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert roots[".claude/memory/sessions"]["within"] == ".claude/memory"
+    assert roots[".claude/memory"]["within"] is None
+    assert roots["."]["within"] is None
+    text = run_memls("check", ".", "--exit-zero", cwd=repo).stdout
+    assert ".claude/memory/sessions (notes, 2 files, part of .claude/memory)" in text
+
+
+def test_an_agents_knowledge_folder_is_its_notes(tmp_path: Path) -> None:
+    """`antigravity/knowledge/` (Antigravity's knowledge items, one lesson a file) is an
+    agent's notes; a project's `docs/knowledge/` is its documentation."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "antigravity/knowledge/soft-delete.md": "# Soft delete\n\nAlways filter it.\n",
+            "antigravity/knowledge/auth.md": "# Auth\n\nOne session per app.\n",
+            "docs/knowledge/api.md": "# API\n",
+            "docs/knowledge/setup.md": "# Setup\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert set(roots) == {"antigravity/knowledge"}
+    assert roots["antigravity/knowledge"]["kind"] == "notes"
