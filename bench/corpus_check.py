@@ -135,8 +135,8 @@ def main() -> None:
         print(f"  missed: {m}")
     extra = sorted(found - present)
     not_memory = set(labels.get("not_memory", ()))
-    parts = [e for e in extra if within.get(e) in present]
-    wrong = [e for e in extra if e in not_memory and e not in parts]
+    parts = [e for e in extra if within.get(e) in present and e not in not_memory]
+    wrong = [e for e in extra if e in not_memory]
     print(f"found as a part of a present root it is shown within: {len(parts)}")
     if not_memory:
         print(f"found but judged not memory (false roots): {len(wrong)} of {len(not_memory)}")
