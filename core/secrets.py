@@ -246,10 +246,12 @@ def secret_name(name: str) -> bool:
 
 # the root password is X / password X / pw X, beside a host on the same line
 _PROSE_PASSWORD = re.compile(
-    r"\b(?:password|passwd|pwd|passphrase)\b(?:\s+(?:is|was|of|for)\b)?\s*[:=]?\s*"
-    r"(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;|<>]{6,})(?P=q)",
+    r"(?<![{<\[$%])\b(?:password|passwd|pwd|passphrase)\b(?!-\w)(?:\s+(?:is|was|of|for)\b)?"
+    r"\s*[:=]?\s*(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;|<>}\])\-][^\s\"'`,;|<>]{5,})(?P=q)",
     re.IGNORECASE,
 )
+"""``password: …`` in a sentence beside a host; not ``password-protected`` (a word), nor the
+``{password}`` of a template (what follows its brace is the host)."""
 _PASSWORD_WORD = re.compile(r"(?i:pass|pwd)")
 _HOST = re.compile(
     r"\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[\w.-]+@[\w-]+(?:\.[\w-]+)+\b|\bssh\b|\bhost\b"

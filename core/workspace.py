@@ -440,8 +440,29 @@ def handoff_has_state(text: str) -> bool:
     """Whether a handoff-named text carries state for the next agent: a date, a branch or a
     commit, a section of state (Current State, Next Steps, TL;DR, Context, Key Files,
     Decisions, Plan …), or a file it names in a code span. A file with none of them (a
-    note on how to hand off) is no handoff."""
+    note on how to hand off) is no handoff, and neither is one that says it holds nothing
+    now (``## Status: none`` and only headings and ``<!-- … -->`` comments: a handoff slot
+    cleared after the last resume)."""
+    if _idle_handoff(text):
+        return False
     return _HANDOFF_STATE.search(text) is not None
+
+
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+_IDLE_STATUS = re.compile(
+    r"(?im)^\s{0,3}(?:#{1,6}\s*|[-*]\s+)?\**status\**\s*:\s*\**\s*"
+    r"(?:none|idle|empty|cleared|n/?a|nothing(?: pending)?|no (?:active )?handoff)\b"
+)
+
+
+def _idle_handoff(text: str) -> bool:
+    """A handoff slot with nothing in it: a status of none (idle, empty, cleared) and, the
+    comments aside, nothing but headings."""
+    bare = _HTML_COMMENT.sub("", text)
+    if _IDLE_STATUS.search(bare) is None:
+        return False
+    body = [ln for ln in bare.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    return all(_IDLE_STATUS.match(ln) for ln in body)
 
 
 def _handoff_file_has_state(path: Path) -> bool:
@@ -562,6 +583,7 @@ NOTES_FOLDERS = frozenset(
     {
         "sessions", "session-notes", "session_notes", "session-logs", "session_logs",
         "session-summaries", "devlog", "worklog", "checkpoints", "handoff", "handoffs",
+        "chat", "chats", "chat-logs", "chat_logs",
     }
 )  # fmt: skip
 """Folders whose name says they keep an agent's notes session by session (and a
@@ -617,7 +639,7 @@ def is_notes_folder(folder: Path) -> bool:
         and name not in JOURNAL_FOLDERS
         and name not in NAMED_NOTES_FOLDERS
     ):
-        return _session_named(folder)
+        return _session_named(folder) or _dated_in_agent_folder(folder)
     try:
         md = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
     except OSError:
@@ -635,6 +657,31 @@ def is_notes_folder(folder: Path) -> bool:
         only = md[0].lower()
         return _has_name_date(only) or (_NUMBERED.search(only) is not None and "session" in only)
     return len(md) >= 2 and marked * 2 >= len(md)
+
+
+_HISTORY_NAMES = frozenset({"archive", "archived", "old", "history", "past"})
+
+
+def _dated_in_agent_folder(folder: Path) -> bool:
+    """A folder of an agent's own (``.claude/inbox/``, ``.codex/captures/``) whose notes are
+    mostly dated by their names: what the agent wrote down session by session."""
+    above = folder.parent.name.lower()
+    if not above.startswith(".") or above[1:] not in _AGENT_WORDS:
+        return False
+    low = folder.name.lower()
+    if low in NOT_MEMORY_FOLDERS or low in _NOT_NOTES_FOLDERS or low in MEMORY_FOLDER_NAMES:
+        return False  # `.claude/memory/` is a memory folder, whatever its sessions/ hold
+    md: list[str] = []
+    try:
+        for e in os.scandir(folder):
+            if e.is_file() and is_markdown_name(e.name):
+                md.append(e.name)
+            elif e.name.lower() in _HISTORY_NAMES and e.is_dir(follow_symlinks=False):
+                md += [n for n in os.listdir(e.path) if is_markdown_name(n)]  # its archive/
+    except OSError:
+        return False
+    dated = sum(1 for n in md if _has_name_date(n))
+    return dated >= 2 and dated * 2 > len(md)  # one dated report is no series of notes
 
 
 _SESSION_WORDS = frozenset(
@@ -660,15 +707,20 @@ def _session_named(folder: Path) -> bool:
 
 
 _JOURNAL_NAME = re.compile(
-    r"^(?:memory|journal|diary|devlog|worklog|(?:session|agent|work|dev)[-_ ]?log)\.md$",
+    r"^(?:memory|journal|diary|devlog|worklog|(?:session|agent|work|dev|prompt)[-_ ]?log"
+    r"|(?:session|dev)[-_ ]?notes)\.md$",
     re.IGNORECASE,
 )
+_SESSION_NOTES_NAME = re.compile(r"^session[-_ ]?notes\.md$", re.IGNORECASE)
+"""``SESSION-NOTES.md``: one dated session in it makes it a journal (its blank template has
+none)."""
 _LOG_BY_NAME = re.compile(r"^(?:session|agent)[-_ ]?log\.md$", re.IGNORECASE)
 """A session or agent log is one by its name alone, dated headings or not (``SESSION_LOG.md``
 whose entries are headed by phase); a ``journal.md`` or ``memory.md`` must be dated."""
-_STATE_FILES = frozenset({"CHECKPOINT.md", "SESSION-STATE.md", "SESSION_STATE.md"})
-"""One-file checkpoints (``CHECKPOINT.md``, in capitals like ``HANDOFF.md``): the state
-to resume from, by their name (a ``checkpoint.md`` is as often a page on checkpointing)."""
+_STATE_FILES = frozenset({"CHECKPOINT.md", "SESSION-STATE.md", "SESSION_STATE.md", "NOW.md"})
+"""One-file checkpoints (``CHECKPOINT.md``, ``NOW.md`` — the "lifeboat" pointer to the
+current task —, in capitals like ``HANDOFF.md``): the state to resume from, by their name
+(a ``checkpoint.md`` is as often a page on checkpointing)."""
 
 
 _TOOL_MEMORY_NAME = re.compile(r"(?i)^[\w.]+[-_]memor(?:y|ies)\.md$")
@@ -718,7 +770,7 @@ def journal_notes(folder: Path) -> list[Path]:
             stamp = path.stat().st_mtime_ns
         except OSError:
             continue
-        if _dated_journal(str(path), stamp):
+        if _dated_journal(str(path), stamp, 1 if _SESSION_NOTES_NAME.match(name) else 2):
             out.append(path)
     return sorted(out)
 
@@ -729,6 +781,9 @@ _AGENT_WORDS = frozenset(
         "gemini", "antigravity",
     }
 )  # fmt: skip
+_AGENT_TOOLS = frozenset({"claude", "codex", "copilot", "gemini", "antigravity"})
+"""Agents by name: a ``knowledge/`` of theirs is what they learned (an ``agents/knowledge/``
+beside subagent definitions is their reference material)."""
 _KNOWLEDGE_FOLDERS = frozenset({"knowledge", "knowledge-base", "knowledge_base"})
 """What an agent learned, one item a file, in a folder of the agent's
 (``antigravity/knowledge/``, ``.gemini/knowledge/``)."""
@@ -765,7 +820,7 @@ def is_agent_notes_folder(folder: Path) -> bool:
     agent = name.startswith(".") or bool(words & _AGENT_WORDS)
     if name in _KNOWLEDGE_FOLDERS:
         above = set(re.split(r"[-_.\s]+", folder.parent.name.lower().lstrip(".")))
-        return bool(above & _AGENT_WORDS) and _markdown_count(folder) >= 2
+        return bool(above & _AGENT_TOOLS) and _markdown_count(folder) >= 2
     if not agent and not words & _CONTEXT_WORDS:
         return False
     try:
@@ -777,10 +832,12 @@ def is_agent_notes_folder(folder: Path) -> bool:
         return False
     if not agent:
         return any(_is_state_note(n) for n in md)
+    if any(e.name == ".git" for e in entries):
+        return False  # a repository named for agents (`claude-electron`, `ai-config`)
     if any(is_memory_note_name(n) for n in md):
         return True
-    if name.startswith(".") or any(e.name == ".git" for e in entries):
-        return False  # a hidden spec folder, a repository named for agents (`ai-config`)
+    if name.startswith("."):
+        return False  # a hidden spec folder
     return any(
         e.name.lower() in _MEMORY_SUBFOLDERS and e.is_dir(follow_symlinks=False) and _has_md(e.path)
         for e in entries
@@ -818,10 +875,14 @@ def is_memory_bank(folder: Path) -> bool:
 
 
 NOT_MEMORY_FOLDERS = frozenset(
-    {"commands", "skills", "prompts", "templates", "agents", "plans", "specs"}
-)
+    {
+        "commands", "skills", "prompts", "templates", "agents", "plans", "specs", "design",
+        "designs", "process", "processes",
+    }
+)  # fmt: skip
 """Folders whose handoff-named files are instructions (a Claude Code slash command, an
-Agent Skill, a template), not handoffs."""
+Agent Skill, a template, a page on the team's process) or a designer's hand-off to the
+developers (``design/<bundle>/HANDOFF.md``), not handoffs between sessions."""
 
 
 def _handoff_files(folder: Path) -> list[Path]:
@@ -896,7 +957,17 @@ def memory_files(root: Path, kind: RootKind | None = None) -> list[Path]:
             except OSError:
                 continue
             found.append(path)
-    return sorted(found)
+    return _one_name_each(sorted(found))
+
+
+def _one_name_each(paths: list[Path]) -> list[Path]:
+    """The files without a symlink to one of them (``same.md -> deploy.md``): one file
+    under two names is read once, under its own."""
+    linked = [p for p in paths if p.is_symlink()]
+    if not linked:
+        return paths
+    real = {p.resolve() for p in paths if not p.is_symlink()}
+    return [p for p in paths if not (p.is_symlink() and p.resolve() in real)]
 
 
 def notes_files(root: Path) -> list[Path] | None:
@@ -945,13 +1016,13 @@ _DATED_HEADING = re.compile(r"^#{1,3}\s.*\b\d{4}-\d{2}-\d{2}\b", re.MULTILINE)
 
 
 @functools.lru_cache(maxsize=4096)
-def _dated_journal(path: str, _stamp: int) -> bool:
+def _dated_journal(path: str, _stamp: int, least: int = 2) -> bool:
     try:
         with open(path, "rb") as fh:
             head = fh.read(65536).decode("utf-8", "replace")
     except OSError:
         return False
-    return len(_DATED_HEADING.findall(head)) >= 2
+    return len(_DATED_HEADING.findall(head)) >= least
 
 
 def is_journal_log(path: Path) -> bool:
@@ -1467,11 +1538,13 @@ WALK_SKIP = frozenset(
         "virtualenv", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox",
         ".nox", "site-packages", "build", "dist", "target", "out", ".next", ".nuxt",
         ".svelte-kit", ".turbo", ".cache", ".gradle", ".idea", "Pods", "DerivedData",
-        "vendor", "coverage", ".terraform", ".dart_tool", "bin", "obj",
+        "vendor", "coverage", ".terraform", ".dart_tool", "bin", "obj", "fixtures",
+        "__fixtures__", "testdata", "seed", "seeds", "mocks", "__mocks__",
     }
 )  # fmt: skip
 """Folders the discovery walk never enters: version control, dependencies, virtualenvs,
-caches and build output."""
+caches, build output, and test fixtures and seed data (an app's demo `seed/Journal.md`
+is its data, not an agent's memory)."""
 WALK_MAX_DEPTH = 8
 WALK_MAX_ENTRIES = 50_000
 LOOKED_FOR = (
@@ -1510,8 +1583,9 @@ def _own_folders(folder: Path, kind: RootKind, layout: Layout | None) -> set[str
 
 
 def _not_memory_tree(name: str) -> bool:
-    """Commands, skills (``optional-skills/`` too), prompts, templates, plans, specs:
-    instructions and their references, never memory — not searched for roots below
+    """Commands, skills (``optional-skills/`` too), prompts, templates, plans, specs,
+    design bundles, process pages: instructions, deliverables and their references, never
+    memory — not searched for roots below
     (``agents/`` is searched: a persona's folder may hold its memory)."""
     low = name.lower()
     if low == "agents":

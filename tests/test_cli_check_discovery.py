@@ -731,3 +731,90 @@ def test_an_agents_knowledge_folder_is_its_notes(tmp_path: Path) -> None:
     roots = _roots(_check(repo))
     assert set(roots) == {"antigravity/knowledge"}
     assert roots["antigravity/knowledge"]["kind"] == "notes"
+
+
+def test_a_repository_named_for_an_agent_is_not_its_notes(tmp_path: Path) -> None:
+    """A repository whose name has an agent's name in it (`claude-electron`) with an
+    `UPGRADE-NOTES.md` among its docs is a project, not a folder of agent notes; its
+    `.claude/memory` is its memory, where a symlink (`same.md -> deploy.md`) is one file
+    under two names, read once and no duplicate (a real copy is one)."""
+    repo = _repo(tmp_path, name="claude-electron")
+    _write(
+        repo,
+        {
+            "AGENTS.md": "# Agents\n\nBuild with npm.\n",
+            "ELECTRON-UPGRADE-NOTES.md": "# Upgrade notes\n\nElectron 43.\n",
+            "SETUP.md": "# Setup\n",
+            ".claude/memory/MEMORY.md": "# Memory\n\n- [Deploy](deploy.md)\n- [Copy](copy.md)\n",
+            ".claude/memory/deploy.md": "# Deploy\n\nRun the release script, then notarize.\n",
+            ".claude/memory/copy.md": "# Deploy\n\nRun the release script, then notarize.\n",
+        },
+    )
+    (repo / ".claude/memory/same.md").symlink_to("deploy.md")
+    (repo / "CLAUDE.md").symlink_to("AGENTS.md")
+    data = _check(repo)
+    assert set(_roots(data)) == {".claude/memory"}
+    assert ".claude/memory/same.md" not in _roots(data)[".claude/memory"]["files"]
+    dupes = sorted(
+        (d["path"], d["message"].split(" (")[0]) for d in data["diagnostics"] if d["code"] == "MF003"
+    )
+    assert dupes == [
+        (".claude/memory/copy.md", "same content as deploy.md"),
+        (".claude/memory/deploy.md", "same content as copy.md"),
+    ], data["diagnostics"]
+
+
+def test_design_and_process_handoffs_and_an_empty_handoff_slot(tmp_path: Path) -> None:
+    """A design bundle's HANDOFF.md (a designer's hand-off to developers) and a process
+    page on handing off are not session handoffs; a handoff slot cleared after the last
+    resume (`## Status: none`, the rest comments) holds no state, a filled one does."""
+    from memls.core.workspace import handoff_has_state
+
+    repo = _repo(tmp_path)
+    state = "# Handoff\n\n## Next Steps\n- build the `src/app.tsx` screens\n"
+    _write(
+        repo,
+        {
+            "docs/design/App bundle/HANDOFF.md": state,
+            "docs/process/session-handoff.md": state,
+            "notes/HANDOFF.md": state,
+        },
+    )
+    assert set(_roots(_check(repo))) == {"notes"}
+    slot = (
+        "# Session Handoff\n\n<!-- Filled in by the context monitor. -->\n\n## Status: none\n\n"
+        "<!-- When populated:\n## Status: pending_handoff\n## Remaining Work\n- <what> -->\n"
+    )
+    assert not handoff_has_state(slot)
+    assert handoff_has_state(slot.replace("## Status: none", "## Status: pending_handoff"))
+    assert handoff_has_state(slot + "\nWorking on `src/a.py`.\n")
+
+
+def test_session_notes_now_md_chat_logs_and_an_agents_dated_captures(tmp_path: Path) -> None:
+    """`SESSION-NOTES.md` with one dated session is a journal (its blank template is not);
+    `NOW.md` (the pointer to the current task) is a state note; a `chat/` of session logs
+    dated by name is notes, and so is an agent folder's `.claude/inbox/` of dated captures;
+    one dated report in `.claude/review/`, a subagent's `agents/knowledge/` reference, and a
+    journaling app's `seed/Journal.md` are not memory."""
+    repo = _repo(tmp_path)
+    template = "# Session notes\n\n## Session: <date>\n\n- What was done:\n"
+    _write(
+        repo,
+        {
+            "docs/phase-7/SESSION-NOTES.md": "# Notes\n\n## Session 2026-03-02\nWired auth.\n",
+            "docs/phase-8/SESSION-NOTES.md": template,
+            "NOW.md": "# Now\n\nCurrent task: `docs/active/2026-03-01-auth/`\n",
+            "chat/2026-03-01-setup.md": "# 2026-03-01\n\nuser: set up CI\n",
+            "chat/2026-03-02-auth.md": "# 2026-03-02\n\nuser: add auth\n",
+            ".claude/inbox/2026-03-01T0930-idea.md": "# Idea\n\nAn MCP server.\n",
+            ".claude/inbox/2026-03-04T1100-bug.md": "# Bug\n\nThe login loops.\n",
+            ".claude/review/2026-03-30-evaluation.md": "# Review\n\n**Date:** 2026-03-30\n",
+            ".claude/agents/knowledge/prisma.md": "# Prisma\n\nReference.\n",
+            ".claude/agents/knowledge/supabase.md": "# Supabase\n\nReference.\n",
+            "seed/Journal.md": "# Journal\n\n## 2026-01-01\nDay one.\n\n## 2026-01-02\nDay two.\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert set(roots) == {".", "docs/phase-7", "chat", ".claude/inbox"}, sorted(roots)
+    assert roots["."]["files"] == ["NOW.md"]
+    assert roots["docs/phase-7"]["files"] == ["docs/phase-7/SESSION-NOTES.md"]

@@ -104,6 +104,9 @@ NEGATIVES = [
     "2. Create a Read token: https://huggingface.co/settings/tokens",  # a page, no value
     "- API key: https://console.example.com/account/api-keys (create one there)",
     "TOKEN_URL=https://auth.example.com/oauth2/v1/token",
+    "- shop.example.com is password-protected (a storefront password page)",
+    "DIRECT_URL=postgresql://postgres.abcdefgh:{password}@aws-0-eu.pooler.example.com:5432/db",
+    "ssh to the host with the password [REDACTED]@backup.example.com",
 ]
 
 

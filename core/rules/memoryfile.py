@@ -447,15 +447,23 @@ def _hash_index(ws: Workspace) -> dict[str, list[Path]]:
     return ws.memo("memls.mf.hash_index", compute)
 
 
+def _real(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except OSError:
+        return path
+
+
 def _duplicates(ctx: RuleContext) -> Iterator[Diagnostic]:
     doc, ws = ctx.doc, ctx.workspace
     first_line = Range.line(0, len(doc.line_text(0)))
     digest = content_hash(doc)
     reported: set[Path] = set()
+    me = _real(doc.path)
     if digest is not None:
         for other in _hash_index(ws).get(digest, []):
-            if other == doc.path or other in reported:
-                continue
+            if other == doc.path or other in reported or _real(other) == me:
+                continue  # `CLAUDE.md -> AGENTS.md`: one file under two names, no copy
             reported.add(other)
             yield ctx.diag(
                 "MF003",
@@ -468,7 +476,7 @@ def _duplicates(ctx: RuleContext) -> Iterator[Diagnostic]:
         if score < threshold:
             continue
         partner = b if a == doc.path else a if b == doc.path else None
-        if partner is None or partner == doc.path or partner in reported:
+        if partner is None or partner == doc.path or partner in reported or _real(partner) == me:
             continue
         reported.add(partner)
         yield ctx.diag(

@@ -181,18 +181,37 @@ _MAX_FILES = 20_000
 _BLOCK = 4 * 1024 * 1024
 
 
+def _files_among_others(workspace: Workspace) -> bool:
+    """A root that reads chosen files of a folder that is not a memory folder: a notes root
+    of named files or a dated journal (``docs/phase-6/SESSION-NOTES.md``), a handoff root
+    outside a folder of handoffs (``docs/HANDOFF.md``). The folder's other files are the
+    project's, not memory kept beside it."""
+    from memls.core.workspace import RootKind, notes_files
+
+    kind, root = workspace.root_kind, workspace.root
+    if kind is RootKind.NOTES:
+        return notes_files(root) is not None
+    if kind is RootKind.HANDOFF:
+        name = root.name.lower()
+        return not any(word in name for word in ("handoff", "snapshot", "session"))
+    return False
+
+
 def scan_paths(workspace: Workspace) -> list[Path]:
     """Files beyond the root's memory files that hold memory text and may hold secrets.
 
     A memory folder's subfolders (``memory/archive/``, ``memory/session-transcripts/``,
     daily logs), other text files in them, and archived transcripts (``*.jsonl``). In a
     project folder (a repository whose top level holds MEMORY.md) only ``memory/`` and
-    ``transcripts/`` are searched: the project's own files are not memory.
+    ``transcripts/`` are searched: the project's own files are not memory; nor are the
+    other files of a folder whose root reads chosen files (:func:`_files_among_others`).
     """
     root = workspace.root
     listed = set(workspace.paths())
     if workspace.layout_choice.project_folder:
         places = [root / "memory", root / "transcripts"]
+    elif _files_among_others(workspace):
+        places = [root / "transcripts"]  # `docs/phase-6/` reads its session notes only
     else:
         places = [root]
     out: list[Path] = []
