@@ -641,7 +641,11 @@ def is_notes_folder(folder: Path) -> bool:
     ):
         return _session_named(folder) or _dated_in_agent_folder(folder)
     try:
-        md = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
+        md = [
+            e.name
+            for e in os.scandir(folder)
+            if e.is_file() and is_markdown_name(e.name) and e.name.lower() != "readme.md"
+        ]  # a README saying what the folder is for is no note
     except OSError:
         return False
     if name in JOURNAL_FOLDERS or (name == "sessions" and folder.parent.name == ".claude"):
@@ -734,13 +738,29 @@ def tool_memory_notes(folder: Path) -> list[Path]:
     if not folder.name.startswith(".") or folder.name == ".git":
         return []
     try:
-        return sorted(
+        named = [
             Path(e.path)
             for e in os.scandir(folder)
             if _TOOL_MEMORY_NAME.match(e.name) and e.is_file()
-        )
+        ]
     except OSError:
         return []
+    return sorted(p for p in named if not _blank_template(p))
+
+
+def _blank_template(path: Path) -> bool:
+    """A file of headings, ``<!-- … -->`` comments and placeholders only: a template the
+    agent has not written in yet."""
+    try:
+        with path.open("rb") as fh:
+            text = fh.read(65536).decode("utf-8", "replace")
+    except OSError:
+        return False
+    for line in _HTML_COMMENT.sub("", text).splitlines():
+        bare = line.strip().strip("-*+>").strip()
+        if bare and not bare.startswith("#") and not re.fullmatch(r"[\[(<{].*[\])>}]", bare):
+            return False
+    return True
 
 
 def journal_notes(folder: Path) -> list[Path]:
@@ -886,8 +906,8 @@ developers (``design/<bundle>/HANDOFF.md``), not handoffs between sessions."""
 
 
 def _handoff_files(folder: Path) -> list[Path]:
-    if folder.name.lower() in NOT_MEMORY_FOLDERS:
-        return []
+    if folder.name.lower() in NOT_MEMORY_FOLDERS or folder.parent.name.lower() == "agents":
+        return []  # `agents/brand/HANDOFF.md`: one agent role's brief to another
     try:
         named = [
             Path(e.path) for e in os.scandir(folder) if is_handoff_name(e.name) and e.is_file()

@@ -756,7 +756,9 @@ def test_a_repository_named_for_an_agent_is_not_its_notes(tmp_path: Path) -> Non
     assert set(_roots(data)) == {".claude/memory"}
     assert ".claude/memory/same.md" not in _roots(data)[".claude/memory"]["files"]
     dupes = sorted(
-        (d["path"], d["message"].split(" (")[0]) for d in data["diagnostics"] if d["code"] == "MF003"
+        (d["path"], d["message"].split(" (")[0])
+        for d in data["diagnostics"]
+        if d["code"] == "MF003"
     )
     assert dupes == [
         (".claude/memory/copy.md", "same content as deploy.md"),
@@ -818,3 +820,22 @@ def test_session_notes_now_md_chat_logs_and_an_agents_dated_captures(tmp_path: P
     assert set(roots) == {".", "docs/phase-7", "chat", ".claude/inbox"}, sorted(roots)
     assert roots["."]["files"] == ["NOW.md"]
     assert roots["docs/phase-7"]["files"] == ["docs/phase-7/SESSION-NOTES.md"]
+
+
+def test_placeholders_are_not_memory(tmp_path: Path) -> None:
+    """A `checkpoints/` holding only a README on what it is for, a `copilot-memory.md` of
+    headings and comments the agent has not written in yet, and a handoff one agent role
+    leaves another under `agents/<role>/` are no memory roots; the same memory file with an
+    entry in it is one."""
+    repo = _repo(tmp_path)
+    blank = "# Copilot Memory\n\n<!-- Add one entry a line: date, what, why. -->\n\n## Entries\n"
+    _write(
+        repo,
+        {
+            ".claude/checkpoints/README.md": "# Checkpoints\n\nNothing needs to be here.\n",
+            ".github/copilot-memory.md": blank,
+            "agents/brand/HANDOFF.md": "# Handoff\n\n## Next Steps\n- use the `tokens.json` palette\n",
+            "web/.cursor/project-memory.md": blank + "- 2026-07-01: the build needs Node 22\n",
+        },
+    )
+    assert set(_roots(_check(repo))) == {"web/.cursor"}
