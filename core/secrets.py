@@ -181,7 +181,7 @@ _KEYWORD = r"pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?|" + "|".j
 # NAME = value, NAME: value, **Password:** value, "password": "value"
 _ASSIGNMENT = re.compile(
     r"(?P<name>\b(?:[A-Za-z0-9_.-]+ )?[A-Za-z0-9_.-]*(?:" + _KEYWORD + r")[A-Za-z0-9_]*)"
-    r"[\"']?(?:\*\*|__)?\s*(?::=|=>|=|:|：)\s*(?:(?:\*\*|__)(?=\s))?\s*"
+    r"[\"']?(?:\*\*|__)?\s*(?::=|=>|=|:(?!:)|：)\s*(?:(?:\*\*|__)(?=\s))?\s*"
     r"(?P<q>[\"'`]?)(?P<value>[!#$%*+\-./0-9:=?@A-Z^_a-z~]{6,})(?P=q)(?![(<\[])",
     re.IGNORECASE,
 )

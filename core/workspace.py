@@ -440,12 +440,28 @@ def handoff_has_state(text: str) -> bool:
     """Whether a handoff-named text carries state for the next agent: a date, a branch or a
     commit, a section of state (Current State, Next Steps, TL;DR, Context, Key Files,
     Decisions, Plan …), or a file it names in a code span. A file with none of them (a
-    note on how to hand off) is no handoff, and neither is one that says it holds nothing
+    note on how to hand off) is no handoff, nor is one titled as another kind of document
+    (a retro, an RFC, a runbook: :func:`_titled_otherwise`), nor one that says it holds nothing
     now (``## Status: none`` and only headings and ``<!-- … -->`` comments: a handoff slot
     cleared after the last resume)."""
-    if _idle_handoff(text):
+    if _idle_handoff(text) or _titled_otherwise(text):
         return False
     return _HANDOFF_STATE.search(text) is not None
+
+
+_OTHER_DOCUMENT = re.compile(
+    r"(?i)\b(?:retro|retrospective|post-?mortem|proposal|rfc|adr|design doc(?:ument)?|"
+    r"spec(?:ification)?|runbook|playbook)\b"
+)
+_TITLE = re.compile(r"^\s{0,3}#\s+(.+)$", re.MULTILINE)
+
+
+def _titled_otherwise(text: str) -> bool:
+    """A handoff-named file whose title says it is another kind of document: "Handoff
+    payload authoring — a retro", "Handoff RFC", "Handoff runbook": a page about handing
+    off, not a handoff."""
+    title = _TITLE.search(text[:4096])
+    return title is not None and _OTHER_DOCUMENT.search(title.group(1)) is not None
 
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
@@ -641,19 +657,18 @@ def is_notes_folder(folder: Path) -> bool:
     ):
         return _session_named(folder) or _dated_in_agent_folder(folder)
     try:
-        md = [
-            e.name
-            for e in os.scandir(folder)
-            if e.is_file() and is_markdown_name(e.name) and e.name.lower() != "readme.md"
-        ]  # a README saying what the folder is for is no note
+        every = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
     except OSError:
         return False
+    if name in NAMED_NOTES_FOLDERS:
+        return bool(every)  # `agent-notes/README.md`: the agent's notes by the folder's name
+    md = [n for n in every if n.lower() != "readme.md"]  # a README on what it is for: no note
     if name in JOURNAL_FOLDERS or (name == "sessions" and folder.parent.name == ".claude"):
         return any(_has_name_date(n) for n in md)  # Claude Code's session summaries too
     if name == "checkpoints" and sum(1 for n in md if CHECKPOINT_RE.match(n)) * 2 >= len(md):
         return False  # memls's (or a named) checkpoint folder: a memory root
-    if name == "checkpoints" or name in NAMED_NOTES_FOLDERS:
-        return bool(md)  # `checkpoints/latest.md`, `agent-notes/README.md`
+    if name == "checkpoints":
+        return bool(md)  # `checkpoints/latest.md`
     if name in ("handoff", "handoffs") and sum(1 for n in md if is_handoff_name(n)) * 2 >= len(md):
         return False  # a folder of handoffs: a handoff root
     marked = sum(1 for n in md if _NUMBERED.search(n))
@@ -801,6 +816,9 @@ _AGENT_WORDS = frozenset(
         "gemini", "antigravity",
     }
 )  # fmt: skip
+_LEADING_ONLY = frozenset({"ai", "llm", "assistant"})
+"""Agent words that name an agent's folder only as its first word (``ai-docs/``, ``ai/``):
+elsewhere (``16_ai_tier/``, ``features/ai/``) they name a topic."""
 _AGENT_TOOLS = frozenset({"claude", "codex", "copilot", "gemini", "antigravity"})
 """Agents by name: a ``knowledge/`` of theirs is what they learned (an ``agents/knowledge/``
 beside subagent definitions is their reference material)."""
@@ -836,8 +854,10 @@ def is_agent_notes_folder(folder: Path) -> bool:
     name = folder.name.lower()
     if name in _NOT_NOTES_FOLDERS or name in NOT_MEMORY_FOLDERS:
         return False
-    words = set(re.split(r"[-_.\s]+", name.lstrip(".")))
-    agent = name.startswith(".") or bool(words & _AGENT_WORDS)
+    split = [w for w in re.split(r"[-_.\s]+", name.lstrip(".")) if w]
+    words = set(split)
+    agent = name.startswith(".") or bool(words & (_AGENT_WORDS - _LEADING_ONLY))
+    agent = agent or bool(split and split[0] in _LEADING_ONLY)  # `ai-docs/`, not `16_ai_tier/`
     if name in _KNOWLEDGE_FOLDERS:
         above = set(re.split(r"[-_.\s]+", folder.parent.name.lower().lstrip(".")))
         return bool(above & _AGENT_TOOLS) and _markdown_count(folder) >= 2
@@ -896,13 +916,15 @@ def is_memory_bank(folder: Path) -> bool:
 
 NOT_MEMORY_FOLDERS = frozenset(
     {
-        "commands", "skills", "prompts", "templates", "agents", "plans", "specs", "design",
-        "designs", "process", "processes",
+        "commands", "skills", "prompts", "templates", "template", "_template", "_templates",
+        "agents", "plans", "specs", "design", "designs", "process", "processes", "ideas",
+        "runs", "runbooks", "runbook", "playbooks",
     }
 )  # fmt: skip
 """Folders whose handoff-named files are instructions (a Claude Code slash command, an
-Agent Skill, a template, a page on the team's process) or a designer's hand-off to the
-developers (``design/<bundle>/HANDOFF.md``), not handoffs between sessions."""
+Agent Skill, a template, a page on the team's process, an idea about handing off) or a
+designer's hand-off to the developers (``design/<bundle>/HANDOFF.md``), or the record of
+an experiment's run (``runs/``), not handoffs between sessions."""
 
 
 def _handoff_files(folder: Path) -> list[Path]:
@@ -1539,7 +1561,8 @@ _INDEX_STEMS = frozenset({"index", "_index", "memory-index", "memory_index", "me
 
 def _looks_like_memory_folder(folder: Path) -> bool:
     """A ``memory/`` folder that holds memls's files, typed memories, dated notes only, or
-    an index of its own (``MEMORY_INDEX.md``, ``index.md``) beside other notes."""
+    an index of its own (``MEMORY_INDEX.md``, ``index.md``) beside other notes; a hidden
+    one (``.memory/``, ``.memories/``) holding any Markdown."""
     if is_root(folder) or (folder / ".handoff.md").is_file():
         return True
     try:
@@ -1548,6 +1571,8 @@ def _looks_like_memory_folder(folder: Path) -> bool:
         md = []
     if len(md) >= 2 and any(n[:-3].lower() in _INDEX_STEMS for n in md):
         return True
+    if folder.name.startswith(".") and md:
+        return True  # `.memories/QUICK.md`: a hidden memory folder is one by its name
     sampled, typed = typed_memories(folder)
     return typed > 0 or (_dated_count(folder) > 0 and sampled == 0)
 
@@ -1559,12 +1584,13 @@ WALK_SKIP = frozenset(
         ".nox", "site-packages", "build", "dist", "target", "out", ".next", ".nuxt",
         ".svelte-kit", ".turbo", ".cache", ".gradle", ".idea", "Pods", "DerivedData",
         "vendor", "coverage", ".terraform", ".dart_tool", "bin", "obj", "fixtures",
-        "__fixtures__", "testdata", "seed", "seeds", "mocks", "__mocks__",
+        "__fixtures__", "testdata", "seed", "seeds", "mocks", "__mocks__", ".specify",
     }
 )  # fmt: skip
 """Folders the discovery walk never enters: version control, dependencies, virtualenvs,
-caches, build output, and test fixtures and seed data (an app's demo `seed/Journal.md`
-is its data, not an agent's memory)."""
+caches, build output, test fixtures and seed data (an app's demo `seed/Journal.md` is its
+data, not an agent's memory), and spec-kit's `.specify/` (its `memory/constitution.md` is
+the project's principles)."""
 WALK_MAX_DEPTH = 8
 WALK_MAX_ENTRIES = 50_000
 LOOKED_FOR = (
@@ -1661,7 +1687,7 @@ def _walk_candidate(path: Path, top: bool, named: Instructed = EMPTY) -> RootKin
 
 MEMORY_FOLDER_NAMES = frozenset(
     {
-        "memory", "memories", ".memory", "memoria", "memória", "memorias", "memórias",
+        "memory", "memories", ".memory", ".memories", "memoria", "memória", "memorias", "memórias",
         "mémoire", "gedächtnis", "erinnerungen", "pamięć", "память", "记忆", "記憶", "メモリ",
         "메모리", "기억",
     }

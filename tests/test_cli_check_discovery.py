@@ -839,3 +839,29 @@ def test_placeholders_are_not_memory(tmp_path: Path) -> None:
         },
     )
     assert set(_roots(_check(repo))) == {"web/.cursor"}
+
+
+def test_hidden_memories_and_what_only_looks_like_a_handoff(tmp_path: Path) -> None:
+    """A hidden `.memories/` (QUICK.md, KNOWLEDGE.md) is a memory folder by its name; a
+    handoff-named file in a ticket `_template/`, an `ideas/`, a `runs/` or a `runbooks/`
+    folder, one titled as a retro, spec-kit's `.specify/memory/` and a feature folder
+    whose name has `ai` as a topic word (`16_ai_tier/`) are not memory."""
+    repo = _repo(tmp_path)
+    state = "# Handoff\n\n## Current status\n\n## Next Steps\n- wire `src/a.py`\n"
+    _write(
+        repo,
+        {
+            "evaluator/.memories/QUICK.md": "# Quick\n\n- run `make eval` first\n",
+            "evaluator/.memories/KNOWLEDGE.md": "# Knowledge\n\n- the judge is strict\n",
+            "tickets/_template/handoff.md": state,
+            "docs/ideas/handoff-mcp-migration.md": state,
+            "ltg/runs/determinism-handoff.md": state,
+            "runbooks/oncall/handoff_missed.md": state,
+            "docs/retros/handoff-payload.md": "# Handoff payload — a retro\n\n" + state,
+            ".specify/memory/constitution.md": "# Constitution\n\n## Principles\n",
+            "docs/features/16_ai_tier/00_CONCEPT_NOTES.md": "# Concept notes\n",
+            "docs/features/16_ai_tier/AIT_001.md": "# AIT 001\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert set(roots) == {"evaluator/.memories"}, sorted(roots)

@@ -410,3 +410,32 @@ def test_a_dated_handoff_with_later_sessions_logged_beside_it_is_history(repo: P
     later = log + "\n## Session 4 — 2026-06-03 — the next agent\nPicked up the handover.\n"
     commit_file(repo, "mem/session-log.md", later, "log a later session")
     assert _check(repo / "mem", name, ("HO006",), stale_commits=2) == []
+
+
+def test_finished_legacy_and_kept_files_are_no_staleness(repo: Path) -> None:
+    """A handoff whose checklist is all ticked (the work is done), one in a `legacy/`
+    folder, and a file the handoff names that was taken out of git but is kept on disk
+    (`git rm --cached` and .gitignore'd): none is stale news."""
+    done = (
+        "# Handoff\n\n- **Updated:** 2026-05-01 10:00\n\n## Next Steps\n- [x] picker\n"
+        "- [x] review fixes\n\n## Deferred\n(none)\n"
+    )
+    commit_file(repo, "notes/HANDOFF.md", done, "finished handoff")
+    commit_file(repo, "legacy/HANDOFF.md", HANDOFF, "old handoff")
+    commit_file(repo, ".claude/settings.json", "{}\n", "settings")
+    kept = HANDOFF.replace("`tools/lint.py`", "`.claude/settings.json`")
+    commit_file(repo, "mem/.handoff.md", kept, "a handoff naming the settings")
+    git(repo, "rm", "-q", "--cached", ".claude/settings.json")
+    commit_file(repo, ".gitignore", ".claude/settings.json\n", "keep settings on disk")
+    (repo / ".claude" / "settings.json").unlink()  # a clone lacks it; its owner has it
+    for n in range(3):
+        commit_file(repo, f"src/d{n}.py", "x\n", f"work {n}")
+    assert _check(repo / "notes", "HANDOFF.md", ("HO006",), stale_commits=2) == []
+    assert _check(repo / "legacy", "HANDOFF.md", ("HO006",), stale_commits=2) == []
+    assert _check(repo / "mem", ".handoff.md", ("HO005",)) == []
+    still = done.replace("- [x] review fixes", "- [ ] review fixes")
+    commit_file(repo, "notes/HANDOFF.md", still, "one item open again")
+    for n in range(3):
+        commit_file(repo, f"src/e{n}.py", "x\n", f"more work {n}")
+    [open_item] = _check(repo / "notes", "HANDOFF.md", ("HO006",), stale_commits=2)
+    assert open_item.code == "HO006"

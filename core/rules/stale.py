@@ -28,6 +28,7 @@ from memls.core.gitfacade import (
     History,
     default_branch,
     history,
+    ignored,
     merge_commit,
     merged_branches,
     squash_commit,
@@ -142,7 +143,19 @@ def written(ws: Workspace, doc: Document, stamp: _dt.datetime | None) -> Written
 
 # -- history: memory kept as a record, not as the current state ----------------------
 
-HISTORY_FOLDERS = frozenset({"archive", "archives", "archived", "old", "history", "past"})
+HISTORY_FOLDERS = frozenset(
+    {
+        "archive",
+        "archives",
+        "archived",
+        "old",
+        "history",
+        "past",
+        "legacy",
+        "deprecated",
+        "obsolete",
+    }
+)
 """Folders whose handoffs and checkpoints are kept as history: nothing in them is stale."""
 _NAME_DATE = re.compile(r"(?<!\d)(20\d{2})[-_.]?(\d{2})[-_.]?(\d{2})(?!\d)")
 
@@ -158,7 +171,8 @@ def name_date(name: str) -> _dt.date | None:
 
 
 def in_history_folder(ws: Workspace, doc: Document) -> bool:
-    """A file in a folder named archive, old, history or past (below the repository)."""
+    """A file in a folder named archive, old, history, past or legacy (below the
+    repository)."""
     base = ws.repo_root or ws.root
     try:
         parts = doc.path.parent.relative_to(base).parts
@@ -172,7 +186,8 @@ def is_history(ws: Workspace, doc: Document) -> bool:
     old, history, past) folder; or it is dated by its name and the repository holds a newer
     handoff (dated later by its name, or undated and written after that date) or its folder
     a later-dated file of the same series, or a log of the root has entries of a later day
-    (the sessions since took it up); or it was superseded (:func:`_superseded`); or it
+    (the sessions since took it up); or every item of its checklist is ticked (the work is
+    done); or it was superseded (:func:`_superseded`); or it
     was answered (:func:`_answered`). No staleness finding applies to it."""
     if in_history_folder(ws, doc):
         return True
@@ -184,9 +199,23 @@ def is_history(ws: Workspace, doc: Document) -> bool:
         return True
     if day is not None and _last_logged(ws) > day:
         return True  # the sessions logged beside it after its day took it up
+    if _all_done(doc):
+        return True  # every item ticked, nothing left: a record of finished work
     return ws.memo(
         f"memls.stale.superseded:{path}", lambda: _superseded(ws, doc) or _answered(path)
     )
+
+
+_TASK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+\[([ xX✓✔-])\]", re.MULTILINE)
+ALL_DONE_MIN = 2
+"""A handoff with this many checklist items or more, all ticked, is finished work."""
+
+
+def _all_done(doc: Document) -> bool:
+    """Every checklist item of the handoff ticked (``- [x]``), at least ``ALL_DONE_MIN`` of
+    them: the work it handed over is done, so what changed since is no news to anyone."""
+    marks = [m[1] for m in _TASK.finditer(doc.text)]
+    return len(marks) >= ALL_DONE_MIN and all(m != " " for m in marks)
 
 
 _LOG_NAME = re.compile(r"(?i)(?:^|[-_ ])(?:log|journal|diary|worklog|devlog)\.md$")
@@ -370,7 +399,8 @@ def _candidates(ws: Workspace, doc: Document, top: Path, target: str) -> list[st
 
 def deleted_since(ws: Workspace, doc: Document, when: Written) -> list[Deleted]:
     """Files ``doc`` names (links, pointer bullets, backtick paths) that a commit newer
-    than ``when`` deleted, and that exist nowhere now; one per file, in document order."""
+    than ``when`` deleted, and that exist nowhere now; one per file, in document order. A
+    file taken out of git that the repository now ignores is kept on disk, not deleted."""
     top = ws.git.toplevel
     hist = history(ws.git)
     if top is None or hist is None or not hist.deleted:
@@ -400,6 +430,11 @@ def deleted_since(ws: Workspace, doc: Document, when: Written) -> list[Deleted]:
             continue  # "remove `old.sh`": the memory expected it to go
         seen.add(hit)
         found.append(Deleted(link, hit, hist.commits[pos], _moved_to(hist, pos, hit)))
+    if found:
+        # `git rm --cached .claude/settings.json` + .gitignore: taken out of git, kept on
+        # disk as a local file; the clone lacks it by design, the owner still has it
+        kept = ignored(ws.git, [top / d.path for d in found])
+        found = [d for d in found if top / d.path not in kept]
     return found
 
 

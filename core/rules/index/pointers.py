@@ -67,6 +67,8 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
         return False  # `@file.md` = import: a legend of the syntax, no file
     if link.kind in ("code", "bullet") and doc is not None and _said_absent(doc, link.line):
         return False  # under "these files are NOT in this directory": mentions, no pointers
+    if _said_future(line):
+        return False  # `docs/DESIGN_SYSTEM.md` — Future (if needed): a file still to write
     if _beyond_reach(ws, link, target):
         return False
     if ws.root_kind is RootKind.CODEX and not _into_codex_folder(ws, target):
@@ -186,6 +188,19 @@ def _said_absent(doc: Document, line: int) -> bool:
 
 
 _POINTER_AFTER = re.compile(r"^`?(?:\*\*)?\s*(?:$|[—–:(,;|→]|-{1,2}(?:\s|$)|->|\[)")
+
+
+_FUTURE = re.compile(
+    r"(?i)\b(?:future|planned|if needed|when needed|to be (?:created|written|added)|"
+    r"not (?:yet )?(?:created|written)|not written yet|tbd)\b"
+)
+_SPANS = re.compile(r"`[^`]*`|\[[^\]]*\]\([^)]*\)|\[\[[^\]]*\]\]")
+
+
+def _said_future(line: str) -> bool:
+    """The line says the file is still to come ("Future", "planned", "(if needed)", "to be
+    created", "TBD"), in its words outside the links and code spans: no dead pointer."""
+    return _FUTURE.search(_SPANS.sub(" ", line)) is not None
 
 
 def _beyond_reach(ws: Workspace, link: Link, target: str) -> bool:
