@@ -865,3 +865,24 @@ def test_hidden_memories_and_what_only_looks_like_a_handoff(tmp_path: Path) -> N
     )
     roots = _roots(_check(repo))
     assert set(roots) == {"evaluator/.memories"}, sorted(roots)
+
+
+def test_a_link_to_a_symlink_into_the_owners_machine_is_not_judged(tmp_path: Path) -> None:
+    """`.claude/TEMPLATE.md -> /home/owner/…` committed as a symlink: the file lives on its
+    owner's machine, so a link to it is not dead here; a link to a missing file is."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            ".claude/memory.md": (
+                "# Memory\n\nTemplate: [the template](.claude/TEMPLATE.md); "
+                "see [gone](.claude/GONE.md).\n"
+            ),
+        },
+    )
+    (repo / ".claude" / "TEMPLATE.md").symlink_to(tmp_path / "elsewhere" / "TEMPLATE.md")
+    data = _check(repo)
+    assert ".claude" in _roots(data)
+    found = [d["message"] for d in data["diagnostics"] if d["code"] == "IX012"]
+    assert len(found) == 1, found
+    assert "GONE.md" in found[0]

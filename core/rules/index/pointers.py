@@ -35,6 +35,8 @@ def check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
     for link in dead:
         if link_key(link) in local or not _reportable(ctx.workspace, link, doc):
             continue
+        if _to_another_machine(ctx.workspace, link):
+            continue
         yield ctx.diag(
             "IX009",
             f"pointer to `{link.target}`, which exists nowhere (not beside {doc.name}, in the "
@@ -268,7 +270,7 @@ def check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
     ]
     local = _kept_out_of_git(ctx.workspace, dead)
     for link in dead:
-        if link_key(link) in local:
+        if link_key(link) in local or _to_another_machine(ctx.workspace, link):
             continue
         shown = f"[[{link.target}]]" if link.kind == "wikilink" else f"`{link.target}`"
         moved = [] if link.kind == "wikilink" else resolver.namesakes(link.target)
@@ -286,6 +288,12 @@ def check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
                 "root or the repository): fix the link, or create the file it names"
             )
         yield ctx.diag("IX012", message, link.range)
+
+
+def _to_another_machine(ws: Workspace, link: Link) -> bool:
+    """A link to a committed symlink whose target is not here (``.claude/TEMPLATE.md ->
+    /home/owner/…``): the file is on its owner's machine, which this checkout cannot see."""
+    return any(os.path.islink(p) for p in ws.links.candidates(link))
 
 
 def _kept_out_of_git(ws: Workspace, links: list[Link]) -> set[tuple[str, str, tuple[str, ...]]]:
