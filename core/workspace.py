@@ -931,12 +931,20 @@ def _handoff_files(folder: Path) -> list[Path]:
     if folder.name.lower() in NOT_MEMORY_FOLDERS or folder.parent.name.lower() == "agents":
         return []  # `agents/brand/HANDOFF.md`: one agent role's brief to another
     try:
-        named = [
-            Path(e.path) for e in os.scandir(folder) if is_handoff_name(e.name) and e.is_file()
-        ]
+        entries = [e for e in os.scandir(folder) if e.is_file()]
     except OSError:
         return []
+    named = [Path(e.path) for e in entries if is_handoff_name(e.name)]
+    md = sum(1 for e in entries if is_markdown_name(e.name))
+    if named and md >= _CROWD and len(named) * 20 <= md:
+        # a backlog of 3,000 items or 400 reports, one of them about a "…-handoff": a
+        # topic among many, unless it is named a handoff from its first word
+        named = [p for p in named if _LEADING_HANDOFF.match(p.name)]
     return sorted(p for p in named if _handoff_file_has_state(p))
+
+
+_CROWD = 20
+_LEADING_HANDOFF = re.compile(r"(?i)^\.?(?:hand-?off|handover|pass-?off|next[-_ ]?session)")
 
 
 _NESTED_KINDS = {

@@ -886,3 +886,18 @@ def test_a_link_to_a_symlink_into_the_owners_machine_is_not_judged(tmp_path: Pat
     found = [d["message"] for d in data["diagnostics"] if d["code"] == "IX012"]
     assert len(found) == 1, found
     assert "GONE.md" in found[0]
+
+
+def test_one_handoff_topic_among_a_backlog_is_no_handoff_folder(tmp_path: Path) -> None:
+    """A backlog of many items, one of them about a "…-producer-handoff", is not a folder
+    of handoffs; a `HANDOFF.md` in a crowded `docs/` still is a handoff."""
+    repo = _repo(tmp_path)
+    state = "# Item\n\n## Next Steps\n- wire `src/drain.py`\n"
+    files = {f"backlog/{n}-item-{n}.md": f"# Item {n}\n" for n in range(30)}
+    files["backlog/2284-self-merge-races-default-to-producer-handoff.md"] = state
+    files.update({f"docs/page-{n}.md": f"# Page {n}\n" for n in range(30)})
+    files["docs/HANDOFF.md"] = "# Handoff\n\nUpdated 2026-11-20.\n\n## Next Steps\n- ship\n"
+    _write(repo, files)
+    roots = _roots(_check(repo))
+    assert set(roots) == {"docs"}
+    assert roots["docs"]["files"] == ["docs/HANDOFF.md"]

@@ -733,7 +733,8 @@ class LinkResolver:
 
     def _stem_index(self) -> dict[str, list[Path]]:
         """Markdown files under the memory root by normalised stem, root-relative path,
-        stem without a memory-type prefix, and frontmatter ``name`` (Claude Code's
+        stem without a memory-type prefix or a leading note number (``75-x.md``), and
+        frontmatter ``name`` (Claude Code's
         wikilinks name the memory, not the file: ``[[reference-x]]`` → ``reference_x.md``)."""
         if self._stems is None:
             index: dict[str, list[Path]] = {}
@@ -756,6 +757,10 @@ class LinkResolver:
                 bare = _TYPE_PREFIX.sub("", base)
                 if bare != base:
                     add(bare, path)
+                unnumbered = _NUMBER_PREFIX.sub("", base)
+                if unnumbered != base:  # `75-feedback_native_first.md` ← [[feedback_native_first]]
+                    add(unnumbered, path)
+                    add(_TYPE_PREFIX.sub("", unnumbered), path)
                 name = _frontmatter_name(path)
                 if name:
                     add(_norm_name(name), path)
@@ -773,6 +778,8 @@ class LinkResolver:
         return self._repo_names
 
 
+_NUMBER_PREFIX = re.compile(r"^\d{1,5}-(?=\D)")
+"""A numbered note's number (``75-feedback_x.md``): its wikilinks name it without one."""
 _TYPE_PREFIX = re.compile(r"^(?:feedback|project|reference|user)-")
 _NAME_LINE = re.compile(r"^name\s*:\s*['\"]?(?P<name>[^'\"\n]+?)['\"]?\s*$", re.MULTILINE)
 

@@ -443,6 +443,8 @@ def _reachable(ws: Workspace) -> frozenset[Path] | None:
                 for p in members:
                     stems.setdefault(p.stem.casefold(), []).append(p)
             targets.extend(_named_by_stem(doc.text, stems))
+        if _BY_NUMBER.search(doc.text):
+            targets.extend(_named_by_number(doc, members))
         for target in targets:
             if doc is index and target != index.path and target in members:
                 pointed = True
@@ -453,6 +455,23 @@ def _reachable(ws: Workspace) -> frozenset[Path] | None:
             if nxt is not None:
                 frontier.append(nxt)
     return frozenset(seen) if pointed else None
+
+
+_BY_NUMBER = re.compile(r"(?m)^\s*[-*+]\s+(\d{1,5})\.\s+\S")
+"""`- 75. Native-First Default — …`: a bullet that names a numbered note by its number."""
+
+
+def _named_by_number(doc: Document, members: set[Path]) -> list[Path]:
+    """The notes a sub-index lists by number (`- 75. Title` opens `75-<slug>.md` beside
+    it): each number that exactly one member file beside the list starts with."""
+    numbered: dict[str, list[Path]] = {}
+    for p in members:
+        if p.parent == doc.path.parent and (m := re.match(r"(\d{1,5})-\D", p.name)):
+            numbered.setdefault(m[1], []).append(p)
+    if not numbered:
+        return []
+    wanted = {m[1] for m in _BY_NUMBER.finditer(doc.text)}
+    return [hits[0] for n in wanted if len(hits := numbered.get(n, [])) == 1]
 
 
 _STEM_SPAN = re.compile(r"`([\w*?-][\w.*?-]{1,80})`")
