@@ -567,7 +567,25 @@ def find_secrets(text: str, *, fences: Iterable[tuple[int, int]] = ()) -> list[S
         line = index.position(start)[0] if index is not None else -1
         in_fence = any(a <= line <= b for a, b in fence_lines)
         found.extend(_scan_segment(text[start:end], start, in_fence))
-    return _non_overlapping(found)
+    return [s for s in _non_overlapping(found) if not _public_test_key(s.value(text))]
+
+
+PUBLIC_TEST_KEYS = frozenset(
+    {
+        "bc1a50966c9e6486bc4ebf880b51611a2a97fcb8e7a6976e9b81a9e3e8ca0e3c",
+        "8335c55334821eefd4334369ff9c04a8594f161013cf9d87f58802d87297837e",
+        "b26ab6529d20ebebb4192256f202984754f785481c64b1a1aed58cac93b3617e",
+    }
+)
+"""SHA-256 of keys every developer of a kind has, published with the tool that makes them
+(lower-case hex, no ``0x``): the first accounts of Hardhat's and Anvil's local test chain.
+They open nothing real and cannot be rotated, so they are no finding; only their digests
+are kept here."""
+
+
+def _public_test_key(value: str) -> bool:
+    bare = value.lower().removeprefix("0x")
+    return len(bare) == 64 and hashlib.sha256(bare.encode()).hexdigest() in PUBLIC_TEST_KEYS
 
 
 _LINE_LEAD = re.compile(r"[\s>]*(?:(?:[-*+]|\d{1,3}[.)])\s+)?(?:\[[ xX]\]\s+)?(?:export\s+)?[*_`]*")

@@ -429,3 +429,20 @@ def test_prose_after_a_secrets_name_is_not_a_value_but_settings_are(tmp_path: Pa
     assert lines == [11, 12, 13], proc.stdout
     for value in re.findall(r"(?:=|: )(\S{10,20})(?= |$)", text.split("## Settings")[1]):
         assert value not in proc.stdout
+
+
+def test_a_published_test_chain_key_is_no_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A key every developer of a tool has (Hardhat's and Anvil's first test accounts, kept
+    here as digests only) opens nothing real: no finding. A fake made here stands for one;
+    another key of the same shape is still found."""
+    import hashlib
+
+    from memls.core import secrets as core_secrets
+
+    public, private = rand(64, "0123456789abcdef"), rand(64, "0123456789abcdef")
+    digest = hashlib.sha256(public.encode()).hexdigest()
+    monkeypatch.setattr(core_secrets, "PUBLIC_TEST_KEYS", frozenset({digest}))
+    assert find_secrets(f"export PRIVATE_KEY=0x{public}") == []
+    [found] = find_secrets(f"export PRIVATE_KEY=0x{private}")
+    assert found.code == "SC003"
+    assert len(core_secrets.PUBLIC_TEST_KEYS) == 1

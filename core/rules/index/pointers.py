@@ -194,14 +194,19 @@ _POINTER_AFTER = re.compile(r"^`?(?:\*\*)?\s*(?:$|[—–:(,;|→]|-{1,2}(?:\s|$
 
 _FUTURE = re.compile(
     r"(?i)\b(?:future|planned|if needed|when needed|to be (?:created|written|added)|"
-    r"not (?:yet )?(?:created|written)|not written yet|tbd)\b"
+    r"not (?:yet )?(?:created|written)|not written yet|tbd|"
+    r"in each (?:project|repo(?:sitory)?)|per[- ]project|project[- ]level|"
+    r"(?:private|local)[- ]only|not (?:in|committed to) (?:the |this )?repo(?:sitory)?|"
+    r"never (?:copy|copied|commit|committed))\b|项目级|当前项目|项目目录|各项目"
 )
 _SPANS = re.compile(r"`[^`]*`|\[[^\]]*\]\([^)]*\)|\[\[[^\]]*\]\]")
 
 
 def _said_future(line: str) -> bool:
     """The line says the file is still to come ("Future", "planned", "(if needed)", "to be
-    created", "TBD"), in its words outside the links and code spans: no dead pointer."""
+    created", "TBD"), that it is made in each project ("per project", "project-level"), or
+    that it is kept out of the repository ("private, never copied", "local-only"), in its
+    words outside the links and code spans: no dead pointer."""
     return _FUTURE.search(_SPANS.sub(" ", line)) is not None
 
 
