@@ -197,7 +197,7 @@ _FUTURE = re.compile(
     r"not (?:yet )?(?:created|written)|not written yet|tbd|"
     r"in each (?:project|repo(?:sitory)?)|per[- ]project|project[- ]level|"
     r"(?:private|local)[- ]only|not (?:in|committed to) (?:the |this )?repo(?:sitory)?|"
-    r"never (?:copy|copied|commit|committed))\b|项目级|当前项目|项目目录|各项目"
+    r"never (?:copy|commit) (?:it )?(?:to|into))\b|项目级|当前项目|项目目录|各项目"
 )
 _SPANS = re.compile(r"`[^`]*`|\[[^\]]*\]\([^)]*\)|\[\[[^\]]*\]\]")
 
