@@ -7,6 +7,7 @@ does not import the Markdown parser, link resolver and git facade the workspace 
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -22,13 +23,25 @@ def marker_file(directory: Path, name: str) -> Path | None:
     exact = directory / name
     if exact.is_file():
         return exact
+    try:
+        stamp = os.stat(directory).st_mtime_ns  # a folder's names change with its mtime
+    except OSError:
+        return None
+    found = _case_variant(str(directory), name, stamp)
+    return Path(found) if found is not None else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _case_variant(directory: str, name: str, _stamp: int) -> str | None:
+    """The one listing of a folder :func:`marker_file` needs, cached per modification time
+    (every document's check asks for its root's index)."""
     stem, ext = name.rsplit(".", 1)
     try:
         with os.scandir(directory) as entries:
             for e in entries:
                 head, dot, tail = e.name.rpartition(".")
                 if dot and head == stem and tail.casefold() == ext.casefold() and e.is_file():
-                    return Path(e.path)
+                    return e.path
     except OSError:
         return None
     return None

@@ -678,7 +678,14 @@ def is_notes_folder(folder: Path) -> bool:
     return len(md) >= 2 and marked * 2 >= len(md)
 
 
-_HISTORY_NAMES = frozenset({"archive", "archived", "old", "history", "past"})
+HISTORY_FOLDERS = frozenset(
+    {
+        "archive", "archives", "archived", "old", "history", "past", "legacy", "deprecated",
+        "obsolete",
+    }
+)  # fmt: skip
+"""Folders whose handoffs and checkpoints are kept as history: nothing in them is stale
+(and an agent folder's ``archive/`` of dated captures counts with them)."""
 
 
 def _dated_in_agent_folder(folder: Path) -> bool:
@@ -695,7 +702,7 @@ def _dated_in_agent_folder(folder: Path) -> bool:
         for e in os.scandir(folder):
             if e.is_file() and is_markdown_name(e.name):
                 md.append(e.name)
-            elif e.name.lower() in _HISTORY_NAMES and e.is_dir(follow_symlinks=False):
+            elif e.name.lower() in HISTORY_FOLDERS and e.is_dir(follow_symlinks=False):
                 md += [n for n in os.listdir(e.path) if is_markdown_name(n)]  # its archive/
     except OSError:
         return False

@@ -35,7 +35,7 @@ from memls.core.gitfacade import (
     status_of,
 )
 from memls.core.model import Document, FileKind
-from memls.core.workspace import Workspace
+from memls.core.workspace import HISTORY_FOLDERS, Workspace
 
 
 @dataclass(frozen=True)
@@ -143,20 +143,6 @@ def written(ws: Workspace, doc: Document, stamp: _dt.datetime | None) -> Written
 
 # -- history: memory kept as a record, not as the current state ----------------------
 
-HISTORY_FOLDERS = frozenset(
-    {
-        "archive",
-        "archives",
-        "archived",
-        "old",
-        "history",
-        "past",
-        "legacy",
-        "deprecated",
-        "obsolete",
-    }
-)
-"""Folders whose handoffs and checkpoints are kept as history: nothing in them is stale."""
 _NAME_DATE = re.compile(r"(?<!\d)(20\d{2})[-_.]?(\d{2})[-_.]?(\d{2})(?!\d)")
 
 

@@ -439,6 +439,7 @@ def _reachable(ws: Workspace) -> frozenset[Path] | None:
     frontier = [index, *_agent_instructions(ws)]
     pointed = False
     stems: dict[str, list[Path]] | None = None
+    numbered: dict[tuple[Path, str], list[Path]] | None = None
     while frontier:
         doc = frontier.pop()
         targets = [t for link in distinct_links(doc) if (t := resolver.resolve(link)) is not None]
@@ -449,7 +450,9 @@ def _reachable(ws: Workspace) -> frozenset[Path] | None:
                     stems.setdefault(p.stem.casefold(), []).append(p)
             targets.extend(_named_by_stem(doc.text, stems))
         if _BY_NUMBER.search(doc.text):
-            targets.extend(_named_by_number(doc, members))
+            if numbered is None:
+                numbered = _numbered_notes(members)
+            targets.extend(_named_by_number(doc, numbered))
         for target in targets:
             if doc is index and target != index.path and target in members:
                 pointed = True
@@ -466,17 +469,21 @@ _BY_NUMBER = re.compile(r"(?m)^\s*[-*+]\s+(\d{1,5})\.\s+\S")
 """`- 75. Native-First Default — …`: a bullet that names a numbered note by its number."""
 
 
-def _named_by_number(doc: Document, members: set[Path]) -> list[Path]:
-    """The notes a sub-index lists by number (`- 75. Title` opens `75-<slug>.md` beside
-    it): each number that exactly one member file beside the list starts with."""
-    numbered: dict[str, list[Path]] = {}
+def _numbered_notes(members: set[Path]) -> dict[tuple[Path, str], list[Path]]:
+    """The root's numbered notes (`75-<slug>.md`) by their folder and number, made once."""
+    out: dict[tuple[Path, str], list[Path]] = {}
     for p in members:
-        if p.parent == doc.path.parent and (m := re.match(r"(\d{1,5})-\D", p.name)):
-            numbered.setdefault(m[1], []).append(p)
-    if not numbered:
-        return []
+        if m := re.match(r"(\d{1,5})-\D", p.name):
+            out.setdefault((p.parent, m[1]), []).append(p)
+    return out
+
+
+def _named_by_number(doc: Document, numbered: dict[tuple[Path, str], list[Path]]) -> list[Path]:
+    """The notes a sub-index lists by number (`- 75. Title` opens `75-<slug>.md` beside
+    it): each number that exactly one file beside the list starts with."""
     wanted = {m[1] for m in _BY_NUMBER.finditer(doc.text)}
-    return [hits[0] for n in wanted if len(hits := numbered.get(n, [])) == 1]
+    folder = doc.path.parent
+    return [h[0] for n in wanted if len(h := numbered.get((folder, n), [])) == 1]
 
 
 _STEM_SPAN = re.compile(r"`([\w*?-][\w.*?-]{1,80})`")
