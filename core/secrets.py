@@ -263,6 +263,7 @@ _URL_CREDENTIALS = re.compile(
     r"(?P<host>[^\s/\"'`<>]+)",
     re.IGNORECASE,
 )
+_BRACKETS = {"[": "]", "{": "}", "<": ">", "(": ")"}
 _PRIVATE_KEY = re.compile(
     r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----(?P<body>.*?)"
     r"(?:-----END \1-----|\Z)",
@@ -646,6 +647,8 @@ def _scan_segment(segment: str, base: int, in_fence: bool) -> Iterator[Secret]:
         value = match["value"]
         if value.casefold() == match["user"].casefold():
             continue  # postgres:postgres@localhost: a development default, not a secret
+        if _BRACKETS.get(match["user"][:1]) == value[-1:]:
+            continue  # mongodb://[USER:PASS]@host: a redaction left in the pair's place
         if not looks_placeholder(value) and not value.isdigit():  # host:port, user:${PASS}
             yield Secret(
                 base + match.start("value"),

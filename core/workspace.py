@@ -1531,6 +1531,44 @@ def repo_root_for(root: Path) -> Path | None:
     return find_repo_root(root)
 
 
+_BACKUP_WORD = re.compile(r"(?i)(?:^|[-_. ])backups?(?:$|[-_. ])")
+_README_TITLE = re.compile(r"(?m)^#\s+(.+)$")
+_PROJECT_MANIFESTS = (
+    "pyproject.toml",
+    "setup.py",
+    "package.json",
+    "Cargo.toml",
+    "go.mod",
+    "pom.xml",
+    "build.gradle",
+    "Gemfile",
+    "composer.json",
+    "CMakeLists.txt",
+    "Makefile",
+)
+
+
+@functools.lru_cache(maxsize=256)
+def is_backup_copy(repo: Path | None) -> bool:
+    """Whether the repository is a backup of a live agent workspace (``cleo-backup``, a
+    README titled "… Daily Backup"): a script copies the files it chooses (MEMORY.md, the
+    daily notes) and leaves the rest where the agent works, so a pointer to a file the
+    backup does not hold says nothing about the memory the agent reads. A repository with a
+    project manifest (``package.json``, ``pyproject.toml`` …) is software — a backup tool
+    among them — and its memory is judged as any other."""
+    if repo is None or any((repo / name).exists() for name in _PROJECT_MANIFESTS):
+        return False  # a software project (a backup tool among them), not a copy of files
+    if _BACKUP_WORD.search(repo.name):
+        return True
+    try:
+        with (repo / "README.md").open("rb") as fh:
+            head = fh.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return False
+    title = _README_TITLE.search(head)
+    return title is not None and _BACKUP_WORD.search(title.group(1).strip()) is not None
+
+
 def project_for_slug(slug: str, limit: int = 5000) -> Path | None:
     """The existing folder a Claude Code project slug stands for (``-home-me-my-app`` →
     ``/home/me/my-app``): ``/``, ``-``, ``.``, ``_`` and spaces all became ``-``. A name is

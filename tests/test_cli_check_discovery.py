@@ -901,3 +901,48 @@ def test_one_handoff_topic_among_a_backlog_is_no_handoff_folder(tmp_path: Path) 
     roots = _roots(_check(repo))
     assert set(roots) == {"docs"}
     assert roots["docs"]["files"] == ["docs/HANDOFF.md"]
+
+
+def _workspace_backup(tmp_path: Path, name: str) -> Path:
+    """A repository a script fills with chosen files of a live agent workspace."""
+    repo = tmp_path / name
+    (repo / ".git").mkdir(parents=True)
+    _write(
+        repo,
+        {
+            "README.md": "# Agent Daily Backup\n\nA nightly copy of the workspace.\n",
+            "backup.sh": "#!/bin/sh\ncp ~/agent/workspace/MEMORY.md workspace/\n",
+            "workspace/AGENTS.md": "# Agents\n\nRead SOUL.md, USER.md and MEMORY.md first.\n",
+            "workspace/SOUL.md": "# Soul\n\nCareful.\n",
+            "workspace/USER.md": "# User\n\nLikes short answers.\n",
+            "workspace/TOOLS.md": "# Tools\n\n- the garden sensor\n",
+            "workspace/IDENTITY.md": "# Identity\n\nA gardener's helper.\n",
+            "workspace/HEARTBEAT.md": "# Heartbeat\n\n- water the plants\n",
+            "workspace/MEMORY.md": (
+                "# Memory\n\n## Projects\n- `projects/garden/plan.md` — the garden plan\n"
+                "- `memory/2026-11-20.md` — the day we started\n"
+            ),
+            "workspace/memory/2026-11-20.md": "# 2026-11-20\n\n- started the garden plan\n",
+            "workspace/DREAMS.md": "# Dreams\n\n"
+            + "- a dream of gardens, long and winding\n" * 2500,
+        },
+    )
+    return repo
+
+
+def test_a_workspace_backup_leaves_pointers_to_files_it_does_not_copy(tmp_path: Path) -> None:
+    """A backup repository (named or titled so, no project manifest) holds what its script
+    copies: a pointer to a project file the live workspace keeps is no dead pointer; the
+    dream diary is not loaded at start, so its size is no finding either."""
+    repo = _workspace_backup(tmp_path, "helper-files")
+    data = _check(repo)
+    assert _roots(data).keys() == {"workspace"}
+    assert _codes(data) == []
+
+
+def test_a_software_project_named_backup_is_judged_as_any_other(tmp_path: Path) -> None:
+    repo = _workspace_backup(tmp_path, "restic-backup")
+    _write(repo, {"package.json": '{"name": "restic-backup"}\n'})
+    codes = _codes(_check(repo))
+    assert ("workspace/MEMORY.md", "IX009") in codes
+    assert ("workspace/DREAMS.md", "SZ002") not in codes  # a diary, wherever it is

@@ -107,6 +107,7 @@ NEGATIVES = [
     "- shop.example.com is password-protected (a storefront password page)",
     "DIRECT_URL=postgresql://postgres.abcdefgh:{password}@aws-0-eu.pooler.example.com:5432/db",
     "ssh to the host with the password [REDACTED]@backup.example.com",
+    '  "mongo.uri": "mongodb+srv://[MONGO_USER:MONGO_PASS]@db-cluster.example.net/",',  # redacted
     "- load it with `RsaPrivateKey::from_pkcs8_pem(&pem)` at start-up",  # a Rust path
 ]
 

@@ -137,7 +137,12 @@ _ARCHIVE_PARTS = frozenset(
 )
 
 
-_LOG_NAME = re.compile(r"(?i)(?:^|[-_ .])(?:change)?log$|journal$|changelog|history$")
+_LOG_NAME = re.compile(
+    r"(?i)(?:^|[-_ .])(?:change)?log$|journal$|changelog|history$|diary$|^dreams$"
+)
+"""Files appended to and searched, never loaded whole: logs, journals, a diary, OpenClaw's
+``DREAMS.md`` (the dream diary its Dreams view shows people; the agent's start reads
+AGENTS.md, SOUL.md, USER.md, MEMORY.md and the day's notes)."""
 
 
 def uses_snapshots(ws: Workspace) -> bool:
@@ -155,7 +160,7 @@ def _read_whole(ws: Workspace, path: Path, kind: FileKind) -> bool:
     if kind in (FileKind.LOG, FileKind.INDEX) or is_dated(path):
         return False
     if _LOG_NAME.search(path.stem):
-        return False  # AGENT-LOG.md, CHANGELOG.md, DEVELOPMENT_JOURNAL.md: appended to, searched
+        return False  # AGENT-LOG.md, CHANGELOG.md, DREAMS.md: appended to, searched
     try:
         parts = {p.casefold() for p in path.relative_to(ws.root).parts[:-1]}
     except ValueError:

@@ -16,7 +16,14 @@ from memls.core.gitfacade import ignored
 from memls.core.model import Diagnostic, Document, Range
 from memls.core.parse import parse_file
 from memls.core.rules import RuleContext
-from memls.core.workspace import Layout, RootKind, Workspace, is_conventional_doc, is_dated
+from memls.core.workspace import (
+    Layout,
+    RootKind,
+    Workspace,
+    is_backup_copy,
+    is_conventional_doc,
+    is_dated,
+)
 
 _TARGETS_KEY = "memls.rules.index.pointer_targets"
 
@@ -73,6 +80,8 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
         return False  # `docs/DESIGN_SYSTEM.md` — Future (if needed): a file still to write
     if _beyond_reach(ws, link, target):
         return False
+    if is_backup_copy(ws.repo_root):
+        return False  # a backup holds the files its script copies; the rest stay live
     if ws.root_kind is RootKind.CODEX and not _into_codex_folder(ws, target):
         return False  # Codex's one memory for every workspace: `docs/x.md` is the task's
     if link.kind in ("markdown", "reference"):
