@@ -352,7 +352,15 @@ MEMORY_BANK_FILES = (
     "progress.md",
 )
 """The six core files of a Cline / Cursor memory bank (tasks.md and journal/ are optional)."""
-_MEMORY_BANK_LOWER = {n.lower() for n in MEMORY_BANK_FILES}
+
+
+def bank_name(name: str) -> str:
+    """A memory bank file's name as the bank's rules compare it: lower case, without ``-``
+    and ``_`` (``active_context.md`` and ``active-context.md`` are ``activeContext.md``)."""
+    return name.lower().replace("_", "").replace("-", "")
+
+
+_MEMORY_BANK_LOWER = {bank_name(n) for n in MEMORY_BANK_FILES}
 KILO_BANK_FILES = ("brief.md", "product.md", "context.md", "architecture.md", "tech.md")
 """Kilo Code's memory bank (``.kilocode/rules/memory-bank/``): its five core files."""
 MEMORY_BANK_DIRS = ("memory-bank", "memory_bank", "cline_docs")
@@ -598,7 +606,8 @@ def root_kind(root: Path) -> RootKind:
 NOTES_FOLDERS = frozenset(
     {
         "sessions", "session-notes", "session_notes", "session-logs", "session_logs",
-        "session-summaries", "devlog", "worklog", "checkpoints", "handoff", "handoffs",
+        "session-summaries", "devlog", "devlogs", "dev-logs", "dev_logs", "worklog", "worklogs",
+        "work-logs", "work_logs", "checkpoints", "handoff", "handoffs",
         "chat", "chats", "chat-logs", "chat_logs",
     }
 )  # fmt: skip
@@ -908,10 +917,11 @@ def _has_name_date(name: str) -> bool:
 
 def is_memory_bank(folder: Path) -> bool:
     """A Cline / Cursor memory bank: a ``memory-bank/`` folder with one of its core files,
-    or any folder with three of them (projectbrief.md, activeContext.md, progress.md …);
+    or any folder with three of them (projectbrief.md, activeContext.md, progress.md …,
+    in any case, snake or kebab: ``active_context.md``);
     Kilo Code's: a ``memory-bank/`` folder with two of ``KILO_BANK_FILES``."""
     try:
-        names = {e.name.lower() for e in os.scandir(folder) if e.is_file()}
+        names = {bank_name(e.name) for e in os.scandir(folder) if e.is_file()}
     except OSError:
         return False
     core = len(names & _MEMORY_BANK_LOWER)

@@ -946,3 +946,31 @@ def test_a_software_project_named_backup_is_judged_as_any_other(tmp_path: Path) 
     codes = _codes(_check(repo))
     assert ("workspace/MEMORY.md", "IX009") in codes
     assert ("workspace/DREAMS.md", "SZ002") not in codes  # a diary, wherever it is
+
+
+def test_a_memory_bank_in_snake_case_is_a_memory_bank(tmp_path: Path) -> None:
+    """`.cursor/memory/active_context.md`, `project_brief.md` … are a Cursor memory bank's
+    core files by another spelling: found as a bank, and its missing files named."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            ".cursor/memory/active_context.md": "# Active context\n\nWiring the parser.\n",
+            ".cursor/memory/progress.md": "# Progress\n\n- parser half done\n",
+            ".cursor/memory/project_brief.md": "# Brief\n\nA parser. See tech_context.md.\n",
+        },
+    )
+    data = _check(repo)
+    assert _roots(data)[".cursor/memory"]["kind"] == "memory-bank"
+    missing = [d for d in data["diagnostics"] if d["code"] == "MB001"]
+    assert len(missing) == 1 and "techContext.md" in missing[0]["message"]
+    assert "activeContext.md" not in missing[0]["message"]  # present as active_context.md
+
+
+def test_a_devlogs_folder_of_dated_notes_is_a_notes_root(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    days = {f"devlogs/2026-11-{d:02d}.md": f"# 2026-11-{d:02d}\n\n- worked\n" for d in (3, 4, 5)}
+    _write(repo, days)
+    assert _roots(_check(repo))["devlogs"]["kind"] == "notes"
+    _write(repo, {"worklogs/plan.md": "# Plan\n\nNo dates here.\n", "worklogs/ideas.md": "# I\n"})
+    assert "worklogs" not in _roots(_check(repo))  # a folder of that name holding no series

@@ -10,13 +10,20 @@ rest of memls's format rules do not apply to them (see ``_NOT_FOR_KIND`` there).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from memls.core.gitfacade import history
 from memls.core.model import Diagnostic, Range, Severity
 from memls.core.rules import Rule, RuleContext
-from memls.core.workspace import KILO_BANK_FILES, MEMORY_BANK_FILES, RootKind, Workspace
+from memls.core.workspace import (
+    KILO_BANK_FILES,
+    MEMORY_BANK_FILES,
+    RootKind,
+    Workspace,
+    bank_name,
+)
 
 RULES = (
     Rule(
@@ -94,8 +101,9 @@ def current_files(ws: Workspace) -> tuple[str, ...]:
 
 
 def _present(ws: Workspace) -> dict[str, Path]:
-    """Files directly in the bank by lower-cased name."""
-    return {p.name.lower(): p for p in ws.paths() if p.parent == ws.root}
+    """Files directly in the bank by their compared name (``bank_name``: lower case, no
+    ``-`` or ``_``)."""
+    return {bank_name(p.name): p for p in ws.paths() if p.parent == ws.root}
 
 
 def expected_files(ws: Workspace) -> tuple[str, ...]:
@@ -122,16 +130,21 @@ def _anchor(ws: Workspace) -> Path | None:
 
 
 def _named_in_bank(ws: Workspace) -> set[str]:
-    """Core file names (lower case) that the bank's files mention: a bank whose files say
-    "see techContext.md" expects one; a bank that never names it may do without."""
-    names = {n.lower() for n in (*MEMORY_BANK_FILES, *ROO_FILES, *KILO_BANK_FILES)}
+    """Core file names (as ``bank_name`` compares them) that the bank's files mention: a
+    bank whose files say "see techContext.md" (or ``tech_context.md``) expects one; a bank
+    that never names it may do without."""
+    spellings: dict[str, str] = {}
+    for name in (*MEMORY_BANK_FILES, *ROO_FILES, *KILO_BANK_FILES):
+        words = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name).lower()
+        for spelled in (name.lower(), words, words.replace("_", "-")):
+            spellings[spelled] = bank_name(name)
     found: set[str] = set()
     for path in ws.paths():
         doc = ws.document(path)
         if doc is None:
             continue
         low = doc.text.lower()
-        found.update(n for n in names if n in low)
+        found.update(key for spelled, key in spellings.items() if spelled in low)
     return found
 
 
@@ -149,8 +162,8 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         return
     doc = ctx.doc
     top = Range.point(0)
-    core = {n.lower(): n for n in expected_files(ws)}
-    current = tuple(n.lower() for n in current_files(ws))
+    core = {bank_name(n): n for n in expected_files(ws)}
+    current = tuple(bank_name(n) for n in current_files(ws))
     if doc.path == _anchor(ws):
         present = _present(ws)
         named = _named_in_bank(ws)
@@ -169,14 +182,14 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 f"{'brief.md' if _kilo(ws) else 'projectbrief.md'} why not",
                 top,
             )
-    if doc.path.parent == ws.root and doc.path.name.lower() in core and _is_empty(doc.text):
+    if doc.path.parent == ws.root and bank_name(doc.path.name) in core and _is_empty(doc.text):
         yield ctx.diag(
             "MB002",
             f"{doc.path.name} has no content (only headings or nothing): the agent reads it "
             "for the bank's state and finds nothing; fill it in or remove it",
             top,
         )
-    if doc.path.parent == ws.root and doc.path.name.lower() in current:
+    if doc.path.parent == ws.root and bank_name(doc.path.name) in current:
         stale = _stale(ctx)
         if stale is not None:
             yield ctx.diag("MB003", stale, top)
