@@ -963,7 +963,8 @@ def test_a_memory_bank_in_snake_case_is_a_memory_bank(tmp_path: Path) -> None:
     data = _check(repo)
     assert _roots(data)[".cursor/memory"]["kind"] == "memory-bank"
     missing = [d for d in data["diagnostics"] if d["code"] == "MB001"]
-    assert len(missing) == 1 and "techContext.md" in missing[0]["message"]
+    assert len(missing) == 1
+    assert "techContext.md" in missing[0]["message"]
     assert "activeContext.md" not in missing[0]["message"]  # present as active_context.md
 
 
