@@ -460,17 +460,25 @@ def _duplicates(ctx: RuleContext) -> Iterator[Diagnostic]:
     digest = content_hash(doc)
     reported: set[Path] = set()
     me = _real(doc.path)
+    if _in_templates(ws.root, doc.path):
+        return  # a template is there to be copied: its copies are the ones judged
     if digest is not None:
         for other in _hash_index(ws).get(digest, []):
             if other == doc.path or other in reported or _real(other) == me:
                 continue  # `CLAUDE.md -> AGENTS.md`: one file under two names, no copy
             reported.add(other)
-            yield ctx.diag(
-                "MF003",
-                f"same content as {_rel(ws.root, other)} (whitespace aside): keep one file, "
-                "merge anything unique into it, and point the index at the survivor",
-                first_line,
-            )
+            if _in_templates(ws.root, other):
+                message = (
+                    f"same content as the template {_rel(ws.root, other)} (whitespace aside): "
+                    "a copy of it nobody has filled in; fill it in, or remove it if it was "
+                    "copied by mistake"
+                )
+            else:
+                message = (
+                    f"same content as {_rel(ws.root, other)} (whitespace aside): keep one file, "
+                    "merge anything unique into it, and point the index at the survivor"
+                )
+            yield ctx.diag("MF003", message, first_line)
     threshold = ctx.config.duplicate_threshold
     for a, b, score in _similar_pairs(ws):
         if score < threshold:
@@ -478,6 +486,8 @@ def _duplicates(ctx: RuleContext) -> Iterator[Diagnostic]:
         partner = b if a == doc.path else a if b == doc.path else None
         if partner is None or partner == doc.path or partner in reported or _real(partner) == me:
             continue
+        if _in_templates(ws.root, partner):
+            continue  # a filled-in copy of a template resembles it by design
         reported.add(partner)
         yield ctx.diag(
             "MF003",
@@ -485,6 +495,19 @@ def _duplicates(ctx: RuleContext) -> Iterator[Diagnostic]:
             f"{threshold:.2f}): merge the two memories into one file",
             first_line,
         )
+
+
+_TEMPLATE_FOLDERS = frozenset({"templates", "template", "_templates", "_template"})
+
+
+def _in_templates(root: Path, path: Path) -> bool:
+    """A file in a ``templates/`` folder of the root (Squad's ``.squad/templates/``): the
+    seed a tool copies live files from, not a memory of its own."""
+    try:
+        parts = path.relative_to(root).parts[:-1]
+    except ValueError:
+        return False
+    return any(p.casefold() in _TEMPLATE_FOLDERS for p in parts)
 
 
 def _similar_pairs(ws: Workspace) -> list[tuple[Path, Path, float]]:

@@ -68,10 +68,18 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
     line = doc.line_text(link.line) if doc is not None else ""
     if link.kind in ("wikilink", "markdown") and _explains_syntax(link, line):
         return False  # `use the [[filename]] format`: an example of the syntax, no link
+    if link.kind == "markdown" and _math_notation(link, line):
+        return False  # `f^[n](e0)`: f applied n times to e0, in a proof sketch
     if link.kind == "wikilink":
         if _DIRECTIVE.match(target):
             return False  # `[[reply_to_current]]`: an agent's reply directive, no note
+        if _names_a_skill(ws, target):
+            return False  # `[[hil-author-test]]`: the skill `.claude/skills/hil-author-test/`
+        if _in_claude_auto_memory(ws, target):
+            return False  # `[[reference-ci-gotchas]]` from a handoff: Claude Code's own memory
         return _norm_words(target) not in _SYNTAX_WORDS
+    if _CURSOR_PLAN.search(target):
+        return False  # `name_37d1bdf0.plan.md`: Cursor keeps its plans in the home folder
     if link.kind in ("code", "bullet") and _placeholder_in_legend(link, line):
         return False  # `@file.md` = import: a legend of the syntax, no file
     if link.kind in ("code", "bullet") and doc is not None and _said_absent(doc, link.line):
@@ -159,6 +167,46 @@ def _explains_syntax(link: Link, line: str) -> bool:
         return True  # "[[filename]]": quoted, as an example
     return link.kind == "wikilink" and _SYNTAX_TALK.search(line) is not None
 
+
+_MATH_BEFORE = re.compile(r"[\^_]\[[^\]]*\]\($")
+
+
+def _math_notation(link: Link, line: str) -> bool:
+    """``f^[n](x)`` (Lean's iterate), ``a_[i](t)``, or a link inside ``$…$``: mathematics
+    the Markdown syntax happens to match, no link."""
+    before = line[: link.start]
+    if _MATH_BEFORE.search(before) is not None:
+        return True
+    return before.count("$") % 2 == 1 and "$" in line[link.end :]
+
+
+_SKILL_FOLDERS = (".claude/skills", ".agent/skills", ".agents/skills", "skills")
+
+
+def _names_a_skill(ws: Workspace, target: str) -> bool:
+    """A wikilink naming an Agent Skill of the repository (a folder with ``SKILL.md`` under
+    ``.claude/skills/``, ``.agents/skills/`` …): the note points at the skill, which is there."""
+    if ws.repo_root is None or "/" in target:
+        return False
+    name = target.removesuffix(".md")
+    return any((ws.repo_root / base / name / "SKILL.md").is_file() for base in _SKILL_FOLDERS)
+
+
+_AUTO_MEMORY_NOTE = re.compile(r"(?i)^(?:user|feedback|project|reference)[-_][\w-]+$")
+
+
+def _in_claude_auto_memory(ws: Workspace, target: str) -> bool:
+    """A wikilink named like a note of Claude Code's auto memory (``reference_ci_gotchas``,
+    ``feedback-commit-style``), written in a handoff or notes root, not a memory folder of
+    such notes: Claude Code keeps that memory in the owner's home folder
+    (``~/.claude/projects/<slug>/memory/``), which no checkout holds."""
+    if ws.root_kind not in (RootKind.HANDOFF, RootKind.NOTES):
+        return False
+    return _AUTO_MEMORY_NOTE.match(target.removesuffix(".md")) is not None
+
+
+_CURSOR_PLAN = re.compile(r"(?:^|/)[\w-]+_[0-9a-f]{8}\.plan\.md$")
+"""Cursor's plan files (``surfing-the-landscape_37d1bdf0.plan.md``): kept in ``~/.cursor/plans/``."""
 
 _DIRECTIVE = re.compile(r"(?i)^reply_to(?:_[a-z0-9]+)*$|^audio_as_voice$")
 """Reply directives agents write in double brackets (OpenClaw's ``[[reply_to_current]]``)."""
