@@ -568,7 +568,34 @@ def find_secrets(text: str, *, fences: Iterable[tuple[int, int]] = ()) -> list[S
         line = index.position(start)[0] if index is not None else -1
         in_fence = any(a <= line <= b for a, b in fence_lines)
         found.extend(_scan_segment(text[start:end], start, in_fence))
-    return [s for s in _non_overlapping(found) if not _public_test_key(s.value(text))]
+    return [
+        s
+        for s in _non_overlapping(found)
+        if not _public_test_key(s.value(text)) and not _firebase_web_key(s, text)
+    ]
+
+
+_FIREBASE = re.compile(r"(?i)firebase")
+
+
+def _firebase_web_key(secret: Secret, text: str) -> bool:
+    """A Google API key written with a Firebase web app's config (``firebaseConfig``,
+    ``FIREBASE_API_KEY``, "the Firebase web key" on its line or the lines of its block
+    above it): Firebase ships it to
+    every browser that opens the app — it names the project, it opens nothing — so it is
+    no secret to rotate (its rules and App Check guard the data)."""
+    if not text.startswith("AIza", secret.start):
+        return False
+    end = text.find("\n", secret.end)
+    start = text.rfind("\n", 0, secret.start) + 1
+    for _ in range(6):  # its line and the lines above it in the same block (no blank line)
+        if start <= 1:
+            break
+        above = text.rfind("\n", 0, start - 1) + 1
+        if not text[above : start - 1].strip():
+            break
+        start = above
+    return _FIREBASE.search(text, start, len(text) if end == -1 else end) is not None
 
 
 PUBLIC_TEST_KEYS = frozenset(

@@ -447,3 +447,25 @@ def test_a_published_test_chain_key_is_no_secret(monkeypatch: pytest.MonkeyPatch
     [found] = find_secrets(f"export PRIVATE_KEY=0x{private}")
     assert found.code == "SC003"
     assert len(core_secrets.PUBLIC_TEST_KEYS) == 1
+
+
+def test_a_firebase_web_key_is_no_secret_but_another_google_key_is(tmp_path: Path) -> None:
+    """The API key of a Firebase web app's config ships to every browser (it names the
+    project; rules guard the data): no finding, through the CLI too. The same shape as a
+    plain Google key (a Maps key in an `.env`) is still SC001."""
+    web, maps = "AIza" + rand(35, ALNUM + "-_"), "AIza" + rand(35, ALNUM + "-_")
+    config = (
+        f'- web config:\n  ```js\n  const firebaseConfig = {{\n    apiKey: "{web}",\n  }};\n  ```\n'
+    )
+    assert find_secrets(config) == []
+    [found] = find_secrets(f"- maps: GOOGLE_MAPS_KEY={maps}\n")
+    assert found.code == "SC001"
+    root = tmp_path / "mem"
+    root.mkdir()
+    (root / "MEMORY.md").write_text("# Memory\n\n- [Deploy](deploy.md)\n")
+    (root / "deploy.md").write_text(f"# Deploy\n\n{config}\n- maps: GOOGLE_MAPS_KEY={maps}\n")
+    proc = run_memls("check", ".", "--format", "json", "--exit-zero", cwd=root)
+    codes = [(d["code"], d["line"]) for d in json.loads(proc.stdout)["diagnostics"]]
+    assert codes == [("SC001", 10)]
+    assert web not in proc.stdout
+    assert maps not in proc.stdout

@@ -111,7 +111,11 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         form = "`YYYY-MM-DD HH:MM — title`" if timed * 2 > len(dated) else "`YYYY-MM-DD — title`"
         start = dated[0].line if dated else 0  # undated sections above it: a preamble
         for entry in entries:
-            if entry.stamp is None and entry.line > start:
+            if (
+                entry.stamp is None
+                and entry.line > start
+                and not _TEMPLATE_TITLE.search(entry.title)
+            ):
                 yield ctx.diag(
                     "LG002",
                     f"LOG entry '{entry.title}' has no valid date: start the heading with "
@@ -119,6 +123,14 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                     entry.range,
                 )
     yield from _out_of_order(ctx, dated)
+
+
+_TEMPLATE_TITLE = re.compile(
+    r"(?i)\b(?:format|template|example|legend|how to (?:write|add|log))\b|格式|模板|示例|範例"
+    r"|フォーマット|テンプレート|\b(?:vorlage|modèle|formato|plantilla|modelo)\b"
+)
+"""An undated section that shows how entries are written ("Log format", "Entry template",
+"日志格式"): the log's legend, no entry."""
 
 
 def _out_of_order(ctx: RuleContext, dated: list[LogEntry]) -> Iterator[Diagnostic]:

@@ -493,14 +493,17 @@ def _reachable(ws: Workspace) -> frozenset[Path] | None:
     members = set(ws.paths())
     resolver = ws.links
     seen: set[Path] = {index.path}
-    frontier = [index, *_agent_instructions(ws)]
+    indexes = [index, *_second_indexes(ws, index.path, members)]
+    seen.update(d.path for d in indexes)
+    frontier = [*indexes, *_agent_instructions(ws)]
     pointed = False
     stems: dict[str, list[Path]] | None = None
     numbered: dict[tuple[Path, str], list[Path]] | None = None
     while frontier:
         doc = frontier.pop()
         targets = [t for link in distinct_links(doc) if (t := resolver.resolve(link)) is not None]
-        if doc is index and "`" in doc.text:  # the index lists `deploy-notes`, `p6a-*`
+        listing = doc in indexes
+        if listing and "`" in doc.text:  # the index lists `deploy-notes`, `p6a-*`
             if stems is None:
                 stems = {}
                 for p in members:
@@ -511,7 +514,7 @@ def _reachable(ws: Workspace) -> frozenset[Path] | None:
                 numbered = _numbered_notes(members)
             targets.extend(_named_by_number(doc, numbered))
         for target in targets:
-            if doc is index and target != index.path and target in members:
+            if listing and target != index.path and target in members:
                 pointed = True
             if target in seen or target not in members:
                 continue
@@ -520,6 +523,21 @@ def _reachable(ws: Workspace) -> frozenset[Path] | None:
             if nxt is not None:
                 frontier.append(nxt)
     return frozenset(seen) if pointed else None
+
+
+_SECOND_INDEX = re.compile(r"(?i)^(?:memory[-_ ]?)?index$")
+
+
+def _second_indexes(ws: Workspace, index: Path, members: set[Path]) -> list[Document]:
+    """Another index beside MEMORY.md (``MEMORY_INDEX.md``, ``INDEX.md`` in the root's
+    folder): its table of `anti_patterns.md`, `models.md` lists notes as the index does."""
+    found = []
+    for path in sorted(members):
+        if path != index and path.parent == ws.root and _SECOND_INDEX.match(path.stem):
+            doc = ws.document(path)
+            if doc is not None:
+                found.append(doc)
+    return found
 
 
 _BY_NUMBER = re.compile(r"(?m)^\s*[-*+]\s+(\d{1,5})\.\s+\S")
