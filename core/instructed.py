@@ -56,7 +56,8 @@ _PATH_WORDS = frozenset(
     {
         "memory", "memories", "journal", "journals", "diary", "diaries", "wisdom", "learnings",
         "lessons", "lessons-learned", "handoff", "handoffs", "sessions", "session-notes",
-        "scratchpad", "brain", "agent-notes", "ai-notes", "devlog", "worklog", "memoria",
+        "scratchpad", "brain", "agent-notes", "ai-notes", "devlog", "worklog", "progress-log",
+        "progress_log", "session-log", "session_log", "memoria",
         "memória", "memorias", "memórias", "mémoire", "记忆", "記憶", "メモリ", "메모리",
     }
 )  # fmt: skip
@@ -67,9 +68,11 @@ _SPEAKS_OF_MEMORY = re.compile(
     r"(?i)\b(?:memor(?:y|ies)|journal|diary|remember|persist(?:ent|s)?|sessions?|handoff|"
     r"learnings?|lessons|wisdom|scratchpad|knowledge\s+base|context\s+(?:files?|notes?|folder)|"
     r"m[ée]moire|mem[oó]ri[ae]s?|ged[äa]chtnis|erinnerung\w*|памят\w*|sesi[oó]n(?:es)?|"
-    r"sess[ãa]o|sess[õo]es)\b|记忆|記憶|メモリ|메모리"
+    r"sess[ãa]o|sess[õo]es)\b|记忆|記憶|メモリ|메모리|セッション|会话|會話"
+    r"|引き?継ぎ|交接"
 )
-"""Words that speak of memory, in English and a few other languages."""
+"""Words that speak of memory, in English and a few other languages (a session, a
+handoff)."""
 _MEMORY_WORD = re.compile(
     r"(?i)\b(?:memor(?:y|ies)|m[ée]moire|mem[oó]ri[ae]s?|ged[äa]chtnis|памят\w*)\b"
     r"|记忆|記憶|メモリ|메모리"
@@ -79,7 +82,7 @@ _READ_OR_UPDATE = re.compile(
     r"(?i)\b(?:read|re-?read|review|consult|check|load|update|append|record|write|log|add|"
     r"keep|kept|maintain|save|store|note|document|capture|wr[io]te|written|see|"
     r"voir|lire|mettre\s+à\s+jour|mise\s+à\s+jour|leer|ler|actualiz|atualiz|lesen|"
-    r"aktualisier|обнов|чита)\w*\b"
+    r"aktualisier|обнов|чита)\w*\b|追記|追加|更新|記録|记录|読|阅读|读取|参照"
 )
 """Words of reading or updating, in English and a few other languages."""
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")

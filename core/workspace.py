@@ -605,7 +605,7 @@ def root_kind(root: Path) -> RootKind:
 
 NOTES_FOLDERS = frozenset(
     {
-        "sessions", "session-notes", "session_notes", "session-logs", "session_logs",
+        "sessions", "session-logs", "session_logs",
         "session-summaries", "devlog", "devlogs", "dev-logs", "dev_logs", "worklog", "worklogs",
         "work-logs", "work_logs", "checkpoints", "handoff", "handoffs",
         "chat", "chats", "chat-logs", "chat_logs",
@@ -617,8 +617,11 @@ numbered by its name (``2026-01-24-stats.md``, ``session-42.md``, ``2026-04-21-c
 JOURNAL_FOLDERS = frozenset({"diary", "diaries", "journal", "journals"})
 """Folders that are memory by their name alone once they hold one dated Markdown file."""
 NAMED_NOTES_FOLDERS = frozenset(
-    {"agent-notes", "agent_notes", "ai-notes", "ai_notes", "ai-docs", "ai_docs", "ai-context"}
-)
+    {
+        "agent-notes", "agent_notes", "ai-notes", "ai_notes", "ai-docs", "ai_docs", "ai-context",
+        "session-notes", "session_notes",
+    }
+)  # fmt: skip
 """Folders an agent's notes are kept in by their name alone (any Markdown in them)."""
 _NUMBERED = re.compile(r"\d")
 
@@ -765,9 +768,13 @@ def tool_memory_notes(folder: Path) -> list[Path]:
     """An agent tool's memory file beside its instructions in a hidden folder, named for
     what it is: ``.github/copilot-memory.md`` (beside ``copilot-instructions.md``),
     ``.cursor/project-memory.md``, ``.gemini/agent_memory.md``. Only those files are read:
-    the folder's other files are the tool's settings, templates and workflows."""
+    the folder's other files are the tool's settings, templates and workflows. And a
+    ``GEMINI.md`` holding Gemini CLI's ``## Gemini Added Memories`` (what its ``save_memory``
+    tool appends, in any folder): that file alone."""
+    gemini = folder / "GEMINI.md"
+    saved = [gemini] if _holds_gemini_memories(gemini) else []
     if not folder.name.startswith(".") or folder.name == ".git":
-        return []
+        return saved
     try:
         named = [
             Path(e.path)
@@ -776,7 +783,21 @@ def tool_memory_notes(folder: Path) -> list[Path]:
         ]
     except OSError:
         return []
-    return sorted(p for p in named if not _blank_template(p))
+    return sorted([*saved, *(p for p in named if not _blank_template(p))])
+
+
+_GEMINI_MEMORIES = re.compile(r"(?m)^##\s+Gemini Added Memories\s*$")
+
+
+def _holds_gemini_memories(path: Path) -> bool:
+    """A ``GEMINI.md`` with the section Gemini CLI's ``save_memory`` writes, and an entry."""
+    try:
+        with path.open("rb") as fh:
+            text = fh.read(262144).decode("utf-8", "replace")
+    except OSError:
+        return False
+    match = _GEMINI_MEMORIES.search(text)
+    return match is not None and re.search(r"(?m)^\s*[-*]\s+\S", text[match.end() :]) is not None
 
 
 def _blank_template(path: Path) -> bool:
@@ -850,6 +871,7 @@ _STATE_STEMS = frozenset(
     {
         "current-state", "current-status", "state", "status", "now", "active-context",
         "activecontext", "estado", "estado-atual", "estado-actual", "etat-actuel", "stato",
+        "project-state", "project-status", "current-focus", "current-task",
     }
 )  # fmt: skip
 """A context folder's note of where the work stands (``ESTADO_ATUAL.md``, ``STATUS.md``)."""
@@ -864,8 +886,9 @@ def is_agent_notes_folder(folder: Path) -> bool:
     ``docs/ai/``), holding two or more Markdown files of which one is named as a memory note
     (``lessons.md``, ``learnings.md``, ``decisions.md`` …) or — named for an agent — beside
     a ``learnings/`` (or ``lessons/``, ``memory/``) subfolder of Markdown: an agent's notes. A folder named for
-    context in any of a few languages (``context/``, ``contexto/``) counts when one of its
-    notes says where the work stands (``ESTADO_ATUAL.md``, ``current-state.md``). A
+    context in any of a few languages (``context/``, ``contexto/``), or an agent folder's
+    ``state/``, counts when one of its notes says where the work stands (``ESTADO_ATUAL.md``,
+    ``current-state.md``, ``PROJECT_STATE.md``, ``current-focus.md``). A
     ``knowledge/`` folder of an agent's (``antigravity/knowledge/``) is its notes too."""
     name = folder.name.lower()
     if name in _NOT_NOTES_FOLDERS or name in NOT_MEMORY_FOLDERS:
@@ -877,8 +900,9 @@ def is_agent_notes_folder(folder: Path) -> bool:
     if name in _KNOWLEDGE_FOLDERS:
         above = set(re.split(r"[-_.\s]+", folder.parent.name.lower().lstrip(".")))
         return bool(above & _AGENT_TOOLS) and _markdown_count(folder) >= 2
-    if not agent and not words & _CONTEXT_WORDS:
-        return False
+    in_agent = name in ("state", "status") and _in_agent_folder(folder, 1)
+    if not agent and not words & _CONTEXT_WORDS and not in_agent:
+        return False  # `.agents/state/`: an agent's context folder by another name
     try:
         entries = list(os.scandir(folder))
     except OSError:
@@ -1636,8 +1660,20 @@ def _looks_like_memory_folder(folder: Path) -> bool:
         return True
     if folder.name.startswith(".") and md:
         return True  # `.memories/QUICK.md`: a hidden memory folder is one by its name
+    if md and _in_agent_folder(folder):
+        return True  # `.agents/context/memory/learnings.md`: the agent's, by where it is
     sampled, typed = typed_memories(folder)
     return typed > 0 or (_dated_count(folder) > 0 and sampled == 0)
+
+
+def _in_agent_folder(folder: Path, levels: int = 3) -> bool:
+    """Whether a folder above ``folder`` (up to ``levels``) is an agent's hidden folder
+    (``.agents/``, ``.claude/``, ``.codex/`` …)."""
+    for above in list(folder.parents)[:levels]:
+        name = above.name.lower()
+        if name.startswith(".") and name[1:] in _AGENT_WORDS:
+            return True
+    return False
 
 
 WALK_SKIP = frozenset(

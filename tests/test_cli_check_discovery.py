@@ -975,3 +975,29 @@ def test_a_devlogs_folder_of_dated_notes_is_a_notes_root(tmp_path: Path) -> None
     assert _roots(_check(repo))["devlogs"]["kind"] == "notes"
     _write(repo, {"worklogs/plan.md": "# Plan\n\nNo dates here.\n", "worklogs/ideas.md": "# I\n"})
     assert "worklogs" not in _roots(_check(repo))  # a folder of that name holding no series
+
+
+def test_memory_kept_by_gemini_and_in_agent_folders_is_found(tmp_path: Path) -> None:
+    """Gemini CLI's saved memories (`## Gemini Added Memories` in GEMINI.md) make a root
+    reading that file alone; a `memory/` inside an agent's folder, an agent folder's
+    `state/` with a note of the current focus and a `session-notes/` folder are roots by
+    where and what they are; a GEMINI.md of instructions only is none."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "GEMINI.md": "## Gemini Added Memories\n- The user prefers pnpm over npm.\n",
+            ".agents/context/memory/learnings.md": "# Learnings\n\n- retry the download once\n",
+            ".agents/state/current-focus.md": "# Current focus\n\nThe settings page.\n",
+            ".agents/state/known-issues.md": "# Known issues\n\n- slow start\n",
+            "session-notes/deploy-analysis.md": "# Deploy analysis\n\nWhat broke.\n",
+            "session-notes/fixes-applied.md": "# Fixes applied\n\n- the port\n",
+            "web/GEMINI.md": "# Web\n\nUse the design tokens.\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert roots["."]["files"] == ["GEMINI.md"]
+    assert roots[".agents/context/memory"]["kind"] == "memory"
+    assert roots[".agents/state"]["kind"] == "notes"
+    assert roots["session-notes"]["kind"] == "notes"
+    assert "web" not in roots

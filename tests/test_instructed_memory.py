@@ -488,3 +488,30 @@ def test_a_lead_in_names_the_list_below_it_in_any_language(tmp_path: Path) -> No
     roots = {r.relative_to(repo).as_posix() for r in discover(repo).roots}
     assert {"docs/ai", "notes"} <= roots
     assert "docs/api" not in roots
+
+
+def test_instructions_in_japanese_and_a_progress_log_name_memory(tmp_path: Path) -> None:
+    """A line in Japanese telling the agent to append to a timeline at each session's end
+    names it; a `progress-log.md` is memory by its name on a line that updates it; a line
+    about a requirements document names nothing."""
+    repo = _repo(
+        tmp_path,
+        agents=(
+            "# 作業ルール\n\n"
+            "各セッション終了時、`docs/history/TIMELINE.md` の末尾にその回の決定を追記すること。\n"
+            "Update `docs/progress-log.md` at the end of each phase.\n"
+            "Requirements: `docs/product/PRD.md`\n"
+        ),
+    )
+    _write(
+        repo,
+        {
+            "docs/history/TIMELINE.md": "# Timeline\n\n## 第1回\n- parser\n",
+            "docs/progress-log.md": "# Progress log\n\n- phase 1 done\n",
+            "docs/product/PRD.md": "# PRD\n\nWhat we build.\n",
+        },
+    )
+    roots = {r["path"]: r for r in _check(repo)["roots"]}
+    assert roots["docs/history"]["files"] == ["docs/history/TIMELINE.md"]
+    assert roots["docs"]["files"] == ["docs/progress-log.md"]
+    assert "docs/product" not in roots
