@@ -921,6 +921,7 @@ def _workspace_backup(tmp_path: Path, name: str) -> Path:
             "workspace/MEMORY.md": (
                 "# Memory\n\n## Projects\n- `projects/garden/plan.md` — the garden plan\n"
                 "- `memory/2026-11-20.md` — the day we started\n"
+                "- `memory/lessons/retries.md` — what retries taught us\n"
             ),
             "workspace/memory/2026-11-20.md": "# 2026-11-20\n\n- started the garden plan\n",
             "workspace/DREAMS.md": "# Dreams\n\n"
@@ -932,12 +933,15 @@ def _workspace_backup(tmp_path: Path, name: str) -> Path:
 
 def test_a_workspace_backup_leaves_pointers_to_files_it_does_not_copy(tmp_path: Path) -> None:
     """A backup repository (named or titled so, no project manifest) holds what its script
-    copies: a pointer to a project file the live workspace keeps is no dead pointer; the
-    dream diary is not loaded at start, so its size is no finding either."""
+    copies: a pointer into a folder it does not hold (`projects/`, the live workspace's) is
+    no dead pointer, one into its memory/ still is; the dream diary is not loaded at
+    start, so its size is no finding either."""
     repo = _workspace_backup(tmp_path, "helper-files")
     data = _check(repo)
     assert _roots(data).keys() == {"workspace"}
-    assert _codes(data) == []
+    # a pointer into memory/, a folder the backup holds, is still judged
+    assert _codes(data) == [("workspace/MEMORY.md", "IX009")]
+    assert "memory/lessons/retries.md" in data["diagnostics"][0]["message"]
 
 
 def test_a_software_project_named_backup_is_judged_as_any_other(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from memls.core.model import Diagnostic, Document, Range
 from memls.core.parse import parse_file
 from memls.core.rules import RuleContext
 from memls.core.workspace import (
+    MEMORY_FOLDER_NAMES,
     Layout,
     RootKind,
     Workspace,
@@ -88,7 +89,7 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
         return False  # `docs/DESIGN_SYSTEM.md` — Future (if needed): a file still to write
     if _beyond_reach(ws, link, target):
         return False
-    if is_backup_copy(ws.repo_root):
+    if is_backup_copy(ws.repo_root) and not _into_a_copied_folder(ws, link):
         return False  # a backup holds the files its script copies; the rest stay live
     if ws.root_kind is RootKind.CODEX and not _into_codex_folder(ws, target):
         return False  # Codex's one memory for every workspace: `docs/x.md` is the task's
@@ -202,6 +203,8 @@ def _in_claude_auto_memory(ws: Workspace, target: str) -> bool:
     (``~/.claude/projects/<slug>/memory/``), which no checkout holds."""
     if ws.root_kind not in (RootKind.HANDOFF, RootKind.NOTES):
         return False
+    if any(p.name.lower() in MEMORY_FOLDER_NAMES for p in (ws.root, *ws.root.parents)[:4]):
+        return False  # `.claude/memory/`: such notes live here; a missing one is missing
     return _AUTO_MEMORY_NOTE.match(target.removesuffix(".md")) is not None
 
 
@@ -287,6 +290,16 @@ def _beyond_reach(ws: Workspace, link: Link, target: str) -> bool:
     # folder the repository does not have (`../../../plans/`) is another machine's.
     parts = [p for p in unquote(target).split("/")[:-1] if p not in ("", ".", "..")]
     return not any((repo / "/".join(parts[i:])).is_dir() for i in range(len(parts)))
+
+
+def _into_a_copied_folder(ws: Workspace, link: Link) -> bool:
+    """In a backup, whether a pointer leads into a subfolder the backup holds (`memory/…`
+    when it copies memory/): judged. A top-level name (the script copies a chosen few) or a
+    folder the backup does not hold (`projects/…`) may be one left in the live workspace."""
+    parts = [p for p in unquote(link.target).split("/")[:-1] if p not in ("", ".")]
+    if not parts or ".." in parts:
+        return False
+    return (link.source.parent / parts[0]).is_dir() or (ws.root / parts[0]).is_dir()
 
 
 _CODEX_FILES = frozenset({"memory.md", "memory_summary.md", "raw_memories.md"})
