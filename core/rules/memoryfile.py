@@ -70,12 +70,16 @@ RULES = (
         "MF003",
         "memory-duplicate",
         Severity.WARNING,
-        "near-duplicate memory files (same content hash, or recall similarity ≥ threshold)",
+        "near-duplicate memory files (same content hash, or recall similarity ≥ threshold); "
+        "a file still the same as its seed in a `templates/` folder is an unfilled copy",
         rationale="warning: duplicated memory may diverge; nothing is lost",
         doc="""
         Two memory files hold the same content (whitespace aside), or recall finds them
         at least as similar as the configured threshold. Duplicates drift apart and one
-        of them goes stale.
+        of them goes stale. A tool's `templates/` folder (Squad's `.squad/templates/`) is
+        the seed its live files are copied from: the templates are not judged, a live file
+        that resembles its template is filled in as meant, and one still the same as it is
+        reported once, as a copy nobody has filled in.
 
         Fix: keep one file, merge anything unique into it, and point the index at it.
         """,
