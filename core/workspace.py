@@ -1567,7 +1567,7 @@ def repo_root_for(root: Path) -> Path | None:
 
 _BACKUP_WORD = re.compile(r"(?i)(?:^|[-_. ])backups?(?:$|[-_. ])")
 _README_TITLE = re.compile(r"(?m)^#\s+(.+)$")
-_PROJECT_MANIFESTS = tuple(m for m in PROJECT_MARKERS if m != ".git") + ("CMakeLists.txt",)
+_PROJECT_MANIFESTS = (*(m for m in PROJECT_MARKERS if m != ".git"), "CMakeLists.txt")
 
 
 @functools.lru_cache(maxsize=256)
