@@ -581,9 +581,9 @@ _FIREBASE = re.compile(r"(?i)firebase")
 def _firebase_web_key(secret: Secret, text: str) -> bool:
     """A Google API key written with a Firebase web app's config (``firebaseConfig``,
     ``FIREBASE_API_KEY``, "the Firebase web key" on its line or the lines of its block
-    above it): Firebase ships it to
-    every browser that opens the app — it names the project, it opens nothing — so it is
-    no secret to rotate (its rules and App Check guard the data)."""
+    above it): Firebase ships it to every browser that opens the app — it names the
+    project, it opens nothing — so it is no secret to rotate (its rules and App Check
+    guard the data)."""
     if not text.startswith("AIza", secret.start):
         return False
     end = text.find("\n", secret.end)

@@ -1570,15 +1570,31 @@ _README_TITLE = re.compile(r"(?m)^#\s+(.+)$")
 _PROJECT_MANIFESTS = (*(m for m in PROJECT_MARKERS if m != ".git"), "CMakeLists.txt")
 
 
-@functools.lru_cache(maxsize=256)
 def is_backup_copy(repo: Path | None) -> bool:
     """Whether the repository is a backup of a live agent workspace (``cleo-backup``, a
     README titled "… Daily Backup"): a script copies the files it chooses (MEMORY.md, the
     daily notes) and leaves the rest where the agent works, so a pointer to a file the
     backup does not hold says nothing about the memory the agent reads. A repository with a
     project manifest (``package.json``, ``pyproject.toml`` …) is software — a backup tool
-    among them — and its memory is judged as any other."""
-    if repo is None or any((repo / name).exists() for name in _PROJECT_MANIFESTS):
+    among them — and its memory is judged as any other. Cached per modification time of
+    the repository's folder and its README, so a long-running server sees a manifest or a
+    title added later."""
+    if repo is None:
+        return False
+    try:
+        folder = repo.stat().st_mtime_ns
+    except OSError:
+        return False
+    try:
+        readme = (repo / "README.md").stat().st_mtime_ns
+    except OSError:
+        readme = 0
+    return _backup_copy(repo, folder, readme)
+
+
+@functools.lru_cache(maxsize=256)
+def _backup_copy(repo: Path, _folder_mtime: int, _readme_mtime: int) -> bool:
+    if any((repo / name).exists() for name in _PROJECT_MANIFESTS):
         return False  # a software project (a backup tool among them), not a copy of files
     if _BACKUP_WORD.search(repo.name):
         return True
