@@ -165,7 +165,8 @@ def check(
                         err=True,
                     )
         targets = [p for p in targets if p not in extra]
-        for path in [p for p in targets if p.suffix.lower() != ".md"]:
+        memory = set(ws.paths())  # a plain-text progress file the instructions name is memory
+        for path in [p for p in targets if p.suffix.lower() != ".md" and p not in memory]:
             click.echo(f"skipped {display_path(path)}: not a Markdown memory file", err=True)
             targets = [p for p in targets if p != path]
         plans.append((ws, files, targets, extra))

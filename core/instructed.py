@@ -89,7 +89,9 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*)$")
 _BACKTICK = re.compile(r"`([^`\n]{1,200})`")
 _LINK = re.compile(r"\]\(\s*<?([^)\s>]{1,200})>?(?:\s+\"[^\"]*\")?\s*\)")
-_BARE = re.compile(r"(?<![\w/.@:~-])((?:\.?[\w-]+/)+(?:[\w.-]+\.md)?|[\w.-]+\.md)(?![\w/-])")
+_BARE = re.compile(
+    r"(?<![\w/.@:~-])((?:\.?[\w-]+/)+(?:[\w.-]+\.(?:md|txt))?|[\w.-]+\.(?:md|txt))(?![\w/-])"
+)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _NOT_MEMORY_FILES = frozenset(
     {
@@ -131,7 +133,33 @@ def _candidates(line: str) -> list[str]:
 
 def _stem(part: str) -> str:
     part = part.lower().lstrip(".")
-    return part[:-3] if part.endswith(".md") else part
+    for suffix in (".md", ".txt"):
+        if part.endswith(suffix):
+            return part[: -len(suffix)]
+    return part
+
+
+_PROGRESS = re.compile(r"^(?:[a-z0-9]+[-_])?progress(?:[-_](?:log|notes))?$")
+"""A progress file (``progress.txt``, ``claude-progress.txt``, ``PROGRESS.md``): memory
+when the line that names it tells the agent to read or update it (the long-running
+harness keeps its state between context windows in one)."""
+
+
+def _progress_file(parts: list[str]) -> bool:
+    """The path ends in a progress file (not a folder of progress documents)."""
+    return (
+        bool(parts)
+        and parts[-1].lower().endswith((".md", ".txt"))
+        and _PROGRESS.match(_stem(parts[-1])) is not None
+    )
+
+
+def _text_memory_name(name: str) -> bool:
+    """A plain-text file (``.txt``) that is memory by its name: a progress file or a memory
+    word (``memory.txt``, ``session-log.txt``); ``requirements.txt`` and ``notes.txt`` of
+    anything else are not, whatever a line says."""
+    stem = _stem(name)
+    return _PROGRESS.match(stem) is not None or stem in _PATH_WORDS
 
 
 def _prose(text: str) -> str:
@@ -165,7 +193,9 @@ def named_paths(line: str) -> list[str]:
             for raw in _candidates(clause):
                 parts = [p for p in raw.split("/") if p and p != "."]
                 by_name = any(_stem(p) in _PATH_WORDS for p in parts)
-                if by_name or (_acts(clause) and (_speaks(clause) or lenders)):
+                acts = _acts(clause)
+                progress = acts and _progress_file(parts)
+                if by_name or progress or (acts and (_speaks(clause) or lenders)):
                     out.append(raw)
     return out
 
@@ -296,7 +326,7 @@ def _named_in(path: str, _stamp: int) -> tuple[str, ...]:
             lead = line.strip() if line.rstrip().endswith(":") else ""
         elif lead:
             out += _introduced(lead, heading, line)
-        if "/" not in line and ".md" not in line.lower():
+        if "/" not in line and ".md" not in line.lower() and ".txt" not in line.lower():
             continue
         out += named_paths(line)
     return tuple(dict.fromkeys(out))
@@ -331,9 +361,18 @@ def _read_one(path: str, stamp: int, folder: str, top: str) -> Instructed:
         if target.is_dir():
             if _mostly_markdown(target):
                 folders.add(target)
-        elif target.name.lower().endswith(".md") and target.name.lower() not in (_NOT_MEMORY_FILES):
+        elif _memory_file_name(target.name):
             files.add(target)
     return Instructed(frozenset(folders), frozenset(files))
+
+
+def _memory_file_name(name: str) -> bool:
+    """A named file that can be memory: Markdown that is not an instruction or front page,
+    or a plain-text file memory by its name."""
+    lower = name.lower()
+    if lower.endswith(".md"):
+        return lower not in _NOT_MEMORY_FILES
+    return lower.endswith(".txt") and _text_memory_name(lower)
 
 
 def repository_top(start: Path) -> Path | None:

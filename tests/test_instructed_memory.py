@@ -22,6 +22,7 @@ from memls.core.instructed import named_above
 from memls.core.workspace import RootKind, discover, is_memory_path, memory_files, root_kind
 from tests.cli_helpers import run_memls
 from tests.lsp_helpers import git, open_params, start, wait_for_diagnostics
+from tests.test_secrets import rand
 
 AGENTS = """# Working here
 
@@ -515,3 +516,40 @@ def test_instructions_in_japanese_and_a_progress_log_name_memory(tmp_path: Path)
     assert roots["docs/history"]["files"] == ["docs/history/TIMELINE.md"]
     assert roots["docs"]["files"] == ["docs/progress-log.md"]
     assert "docs/product" not in roots
+
+
+def test_a_plain_text_progress_file_the_instructions_update_is_memory(tmp_path: Path) -> None:
+    """The long-running harness pattern: the agent keeps its state between context windows
+    in `claude-progress.txt` (or `docs/progress.txt`) and its instructions tell it to read
+    and update the file. Such a file is memory by its name on a line that reads or updates
+    it, and judged (a token written into it is found); a requirements file and a document
+    whose name merely contains "progress" are not."""
+    token = "ghp_" + rand(36)
+    repo = _repo(
+        tmp_path,
+        agents=(
+            "# Working here\n\n"
+            "Update docs/progress.txt briefly if significant work was done.\n"
+            "First read `claude-progress.txt` and the git log.\n"
+            "Install with `pip install -r requirements.txt` and read requirements.txt first.\n"
+            "Read `docs/design/thesis-and-progress-architecture.md` for the design.\n"
+        ),
+    )
+    _write(
+        repo,
+        {
+            "docs/progress.txt": "Progress\n\n2026-11-01\n- parser done\n",
+            "claude-progress.txt": f"Session 3: tests green, pushed with {token}.\n",
+            "requirements.txt": "pygls\n",
+            "docs/design/thesis-and-progress-architecture.md": "# Design\n",
+        },
+    )
+    data = _check(repo)
+    roots = {r["path"]: r for r in data["roots"]}
+    assert roots["docs"]["files"] == ["docs/progress.txt"], roots.get("docs")
+    assert "claude-progress.txt" in roots["."]["files"], roots.get(".")
+    assert "requirements.txt" not in roots["."]["files"]
+    assert "docs/design" not in roots
+    found = [d for d in data["diagnostics"] if d["path"] == "claude-progress.txt"]
+    assert [d["code"] for d in found] == ["SC001"], found
+    assert token not in json.dumps(data)
