@@ -375,6 +375,36 @@ def _memory_file_name(name: str) -> bool:
     return lower.endswith(".txt") and _text_memory_name(lower)
 
 
+_THIS_FILE = re.compile(
+    r"(?i)\b(?:this|este|esta|ce|cette|dies(?:e[snmr]?)?|questo|questa|deze|dit)\s+"
+    r"(?:\w+\s+)?(?:file|diary|journal|log|document|notes|archivo|fichero|diario|bit[áa]cora|"
+    r"registro|documento|fichier|carnet|datei|tagebuch|protokoll|dokument|memoria|memory)\b"
+)
+"""A file speaking of itself ("this diary", "este archivo", "cette page de journal")."""
+_CHAT = re.compile(
+    r"(?i)\b(?:sessions?|sesi[oó]n(?:es)?|sess[ãa]o|sess[õo]es|chats?|conversations?|"
+    r"conversaci[oó]n(?:es)?|context\s+window)\b"
+)
+_SELF_VERB = re.compile(
+    r"(?i)\b(?:update|append|re-?read|read|add\s+(?:an?\s+)?entr(?:y|ies)\s+to|actualiz\w*|"
+    r"atualiz\w*|mett(?:re|ez|s)\s+à\s+jour|aktualisier\w*|erg[äa]nz\w*|lee|lire|lis|lies|"
+    r"copia|copy|paste|pega|añade|agrega|ajoute)\b"
+)
+"""Reading or updating said of a file itself (not "check", "see", "keep aligned")."""
+SELF_HEAD_BYTES = 8192
+
+
+def self_instructed(text: str) -> bool:
+    """The opening of a file tells the agent to read or update the file itself between
+    sessions ("At the end of each session, update this diary"; "Al final de cada sesión,
+    actualiza este diario"): memory that carries its own instructions. One line must say,
+    together, a session or chat, the reading or updating, and this file."""
+    for line in text[:SELF_HEAD_BYTES].splitlines():
+        if _THIS_FILE.search(line) and _SELF_VERB.search(line) and _CHAT.search(line):
+            return True
+    return False
+
+
 def repository_top(start: Path) -> Path | None:
     """The nearest folder at or above ``start`` holding ``.git`` (at most
     ``ANCESTOR_LEVELS`` up), or None."""
@@ -446,4 +476,5 @@ __all__ = [
     "names_root",
     "read_instructions",
     "repository_top",
+    "self_instructed",
 ]

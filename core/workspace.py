@@ -27,6 +27,7 @@ from memls.core.gcpause import no_gc
 from memls.core.gitfacade import Git
 from memls.core.instructed import (
     EMPTY,
+    SELF_HEAD_BYTES,
     Instructed,
     instructed_for,
     is_instructed_root,
@@ -35,6 +36,7 @@ from memls.core.instructed import (
     names_root,
     read_instructions,
     repository_top,
+    self_instructed,
 )
 from memls.core.model import Document, FileKind
 from memls.core.parse import kind_for, parse_bytes, parse_text
@@ -749,6 +751,33 @@ _JOURNAL_NAME = re.compile(
     r"|(?:session|dev)[-_ ]?notes)\.md$",
     re.IGNORECASE,
 )
+_DIARY_WORD = re.compile(
+    r"(?i)^(?:[^.]*[-_ ])?(?:diario|diary|journal|bit[áa]cora|tagebuch|dziennik|logbook|"
+    r"memoria|m[ée]moire|session[-_ ]?notes?)"
+    r"(?:[-_ ][^.]*)?\.md$"
+)
+"""Names of a running record in a few languages (``Diario_Proyecto.md``, ``project-journal.md``):
+such a file is memory when it carries its own instructions to the agent."""
+
+
+def _carries_own_instructions(path: Path) -> bool:
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        return False
+    return _self_instructed_file(str(path), stamp)
+
+
+@functools.lru_cache(maxsize=4096)
+def _self_instructed_file(path: str, _stamp: int) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(SELF_HEAD_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return self_instructed(head)
+
+
 _SESSION_NOTES_NAME = re.compile(r"^session[-_ ]?notes\.md$", re.IGNORECASE)
 """``SESSION-NOTES.md``: one dated session in it makes it a journal (its blank template has
 none)."""
@@ -833,6 +862,8 @@ def journal_notes(folder: Path) -> list[Path]:
             out.append(folder / name)
             continue
         if not _JOURNAL_NAME.match(name) or name in ("MEMORY.md", "LOG.md"):
+            if _DIARY_WORD.search(name) and _carries_own_instructions(folder / name):
+                out.append(folder / name)  # Diario_Proyecto.md: "update this diary each session"
             continue
         path = folder / name
         if _LOG_BY_NAME.match(name) or (in_agent_folder and name.lower() != "memory.md"):

@@ -1005,3 +1005,34 @@ def test_memory_kept_by_gemini_and_in_agent_folders_is_found(tmp_path: Path) -> 
     assert roots[".agents/state"]["kind"] == "notes"
     assert roots["session-notes"]["kind"] == "notes"
     assert "web" not in roots
+
+
+def test_a_diary_that_carries_its_own_instructions_is_memory(tmp_path: Path) -> None:
+    """A running record whose opening tells the agent, in any of a few languages, to read or
+    update the file itself between sessions ("Al final de cada sesión, actualiza este
+    diario") is memory under its own name — that file alone, not the specs beside it. A
+    journal-named file that only describes itself, and a self-instruction in a file that is
+    no record by name, are not."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "plan/Diario_Proyecto.md": (
+                "DIARIO DE PROYECTO\n\nINSTRUCCIONES PARA IA\n"
+                "- Al final de cada sesión, actualiza este diario con el mismo formato\n\n"
+                "Sesión 3: conectores listos.\n"
+            ),
+            "plan/Especificacion.md": "# Especificación\n\nQué construimos.\n",
+            "notes/project-journal.md": (
+                "Read this journal at the start of every session and append to it before "
+                "you stop.\n\n- tests green\n"
+            ),
+            "notes/ideas.md": "# Ideas\n",
+            "docs/journal-format.md": "# Journal format\n\nThis document describes a journal.\n",
+            "docs/setup.md": "Read this file at the start of each session.\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert roots["plan"]["files"] == ["plan/Diario_Proyecto.md"], roots.get("plan")
+    assert roots["notes"]["files"] == ["notes/project-journal.md"], roots.get("notes")
+    assert "docs" not in roots
