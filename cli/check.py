@@ -275,7 +275,7 @@ def _root_report(
 ) -> dict[str, Any]:
     choice = ws.layout_choice
     skipped = skipped_files(ws, secret_only) if whole_root else []
-    judged_by = _judged_by(ws, files)
+    judged_by = _judged_by(ws, files, secret_only)
     return {
         "path": display_path(ws.root),
         "kind": ws.root_kind.value,
@@ -308,8 +308,9 @@ _FAMILY_WORDS = {
 }
 
 
-def _judged_by(ws: Workspace, files: list[Path]) -> list[str]:
-    """The rule families that had a file of theirs to judge in this root (none: say so)."""
+def _judged_by(ws: Workspace, files: list[Path], secret_only: list[Path]) -> list[str]:
+    """The rule families that had a file of theirs to judge in this root (none: say so);
+    the secret rules judge the files scanned for secrets only too (a JSON store's)."""
     from memls.core.model import FileKind
     from memls.core.workspace import kind_of
 
@@ -322,7 +323,7 @@ def _judged_by(ws: Workspace, files: list[Path]) -> list[str]:
         "LG": FileKind.LOG in kinds,
         "MB": ws.root_kind.value == "memory-bank" and bool(files),
         "MF": FileKind.TOPIC in kinds,
-        "SC": bool(files),
+        "SC": bool(files) or bool(secret_only),
         "SZ": bool(files),
     }
     for family, has in wanted.items():

@@ -343,6 +343,9 @@ class RootKind(enum.Enum):
     NOTES = "notes"
     """A folder (or files in it) the repository's agent instructions — AGENTS.md,
     CLAUDE.md … — tell the agent to read or update, in no format memls knows."""
+    JSON = "json"
+    """A memory folder kept as JSON by a memory server or an agent (``.agentMemory/data.json``,
+    ``memory/*.json``): no Markdown to judge; its files are searched for secrets."""
 
 
 MEMORY_BANK_FILES = (
@@ -388,6 +391,7 @@ _NOT_FOR_KIND: dict[RootKind, tuple[str, ...]] = {
     ),
     RootKind.HANDOFF: ("MB", "BN", "CP", "LG", "IX", "MF", "SZ002", "SZ003", "SZ004"),
     RootKind.NOTES: ("MB", "HO", *_FOREIGN),
+    RootKind.JSON: ("MB", "BN", "CP", "HO", "LG", "IX", "MF", "SZ"),
 }  # fmt: skip
 """Rule codes (prefixes) that do not apply to a kind of root: another tool's files are not
 in memls's format, and the snapshot limits are for roots memls snapshots."""
@@ -400,6 +404,7 @@ KIND_RULES: dict[RootKind, str] = {
     RootKind.CODEX: "IX009 (pointers), IX012 (links), MF003, SC (secrets), SZ001, SZ005",
     RootKind.HANDOFF: "HO (handoff), SC (secrets), SZ001 (encoding), SZ005",
     RootKind.NOTES: "IX012 (links), MF003 (duplicates), SC (secrets), SZ001 (encoding)",
+    RootKind.JSON: "SC (secrets)",
 }
 """What each kind of root is judged by, in words (for `memls check --verbose` and JSON)."""
 
@@ -602,7 +607,52 @@ def root_kind(root: Path) -> RootKind:
         or is_agent_notes_folder(root)
     ):
         return RootKind.NOTES
+    if is_json_memory(root):
+        return RootKind.JSON
     return RootKind.MEMORY
+
+
+JSON_MEMORY_FOLDERS = frozenset(
+    {"memory", "memories", ".agentmemory", "agentmemory", "agent-memory", "agent_memory"}
+)
+"""Folder names (lower-cased) that hold memory kept as JSON when they hold no Markdown."""
+JSON_FILES_MAX = 64
+_CODE_OR_DATA = re.compile(
+    r"(?i)^(?:src|lib|scripts?|tests?|spec|packages|node_modules|vendor|dist|build)$"
+    r"|corpus|fixture|sample|example|golden|mock|seed|testdata"
+)
+
+
+def is_json_memory(folder: Path) -> bool:
+    """A memory-named folder (``.agentMemory/``, ``memory/``) of JSON files and no Markdown:
+    a memory server's store or an agent's records, kept as JSON."""
+    if folder.name.lower() not in JSON_MEMORY_FOLDERS:
+        return False
+    top = repository_top(folder) or folder.parent
+    try:
+        above = folder.relative_to(top).parts[:-1]
+    except ValueError:
+        above = ()
+    if any(_CODE_OR_DATA.search(part) for part in above):
+        return False  # `scripts/golden-corpus/memory/`: a test's data, not the agent's memory
+    try:
+        names = [e.name.lower() for e in os.scandir(folder) if e.is_file(follow_symlinks=False)]
+    except OSError:
+        return False
+    return any(n.endswith(".json") for n in names) and not any(is_markdown_name(n) for n in names)
+
+
+def json_memory_files(folder: Path) -> list[Path]:
+    """The JSON files of a JSON memory folder (its top level, at most ``JSON_FILES_MAX``)."""
+    try:
+        found = [
+            Path(e.path)
+            for e in os.scandir(folder)
+            if e.name.lower().endswith(".json") and e.is_file(follow_symlinks=False)
+        ]
+    except OSError:
+        return []
+    return sorted(found)[:JSON_FILES_MAX]
 
 
 NOTES_FOLDERS = frozenset(
@@ -1037,6 +1087,8 @@ def memory_files(root: Path, kind: RootKind | None = None) -> list[Path]:
     Serena's or the memory tool's folder: its Markdown files, subfolders included. Codex:
     the folder and ``rollout_summaries/``. A handoff folder: its handoff files only."""
     kind = kind or root_kind(root)
+    if kind is RootKind.JSON:
+        return []  # no Markdown: its JSON is searched for secrets (rules/secrets.scan_paths)
     if kind is RootKind.HANDOFF:
         named = [f for f in instructed_for(root).files if f.is_file()]
         return sorted({*_handoff_files(root), *named})  # and what the instructions name
@@ -1816,6 +1868,8 @@ def _walk_candidate(path: Path, top: bool, named: Instructed = EMPTY) -> RootKin
         or is_agent_notes_folder(path)
     ):
         return RootKind.NOTES
+    if is_json_memory(path):
+        return RootKind.JSON
     return None
 
 

@@ -1036,3 +1036,36 @@ def test_a_diary_that_carries_its_own_instructions_is_memory(tmp_path: Path) -> 
     assert roots["plan"]["files"] == ["plan/Diario_Proyecto.md"], roots.get("plan")
     assert roots["notes"]["files"] == ["notes/project-journal.md"], roots.get("notes")
     assert "docs" not in roots
+
+
+def test_memory_kept_as_json_is_searched_for_secrets(tmp_path: Path) -> None:
+    """A memory server's JSON store (`.agentMemory/data.json`) and an agent's records kept as
+    JSON (`memory/*.json`) are roots of kind `json`: no Markdown rule judges them, their
+    files are searched for secrets (the value never printed whole) and `--fix` leaves the
+    store's bytes alone (its server owns the format). A test's JSON data under `scripts/`
+    is no memory."""
+    from tests.test_secrets import rand
+
+    token = "ghp_" + rand(36)
+    repo = _repo(tmp_path)
+    store = json.dumps({"cache": [["app:notes", {"value": f"deploy with {token}"}]]}, indent=2)
+    _write(
+        repo,
+        {
+            ".agentMemory/data.json": store,
+            "memory/research_history.json": json.dumps({"tasks": ["parser"]}),
+            "scripts/golden-corpus/memory/case.json": json.dumps({"k": "v"}),
+        },
+    )
+    data = _check(repo)
+    roots = _roots(data)
+    assert set(roots) == {".agentMemory", "memory"}, sorted(roots)
+    assert roots[".agentMemory"]["kind"] == "json"
+    assert roots[".agentMemory"]["files"] == []
+    assert roots[".agentMemory"]["secret_scan_files"] == [".agentMemory/data.json"]
+    assert roots[".agentMemory"]["judged_by"] == ["secret"]
+    assert _codes(data) == [(".agentMemory/data.json", "SC001")]
+    assert token not in json.dumps(data)
+    before = (repo / ".agentMemory" / "data.json").read_bytes()
+    run_memls("check", ".", "--fix", "--exit-zero", cwd=repo)
+    assert (repo / ".agentMemory" / "data.json").read_bytes() == before

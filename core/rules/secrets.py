@@ -28,7 +28,7 @@ from memls.core.secrets import (
     preview,
 )
 from memls.core.text import LineIndex, decode_lossless, encode_lossless
-from memls.core.workspace import Workspace
+from memls.core.workspace import RootKind, Workspace, json_memory_files
 
 RULES = (
     Rule(
@@ -207,6 +207,8 @@ def scan_paths(workspace: Workspace) -> list[Path]:
     other files of a folder whose root reads chosen files (:func:`_files_among_others`).
     """
     root = workspace.root
+    if workspace.root_kind is RootKind.JSON:
+        return json_memory_files(root)
     listed = set(workspace.paths())
     if workspace.layout_choice.project_folder:
         places = [root / "memory", root / "transcripts"]
@@ -274,7 +276,10 @@ def check_file(workspace: Workspace, path: Path) -> list[Diagnostic]:
         if not find_secrets(text):
             return []  # most files: no need to parse for fences and suppressions
         doc = parse_bytes(data, path)  # fences and suppressions (lines are the same)
-        found = secret_diagnostics(path, text, fences=doc.fences, allowed=allowed)
+        store = path.suffix.lower() == ".json"  # a memory server's store: its to rewrite
+        found = secret_diagnostics(
+            path, text, fences=doc.fences, allowed=allowed, fixable=not store
+        )
         return configured(found, cfg, doc.suppressions)
     return configured(out, cfg, Suppressions())
 
@@ -282,8 +287,8 @@ def check_file(workspace: Workspace, path: Path) -> list[Diagnostic]:
 def fix_file(workspace: Workspace, path: Path) -> tuple[bytes | None, int]:
     """New bytes for a scanned-only Markdown or text file with its secrets replaced by
     placeholders (``memls check --fix``), and how many; every other byte kept. A transcript
-    is never rewritten."""
-    if path.suffix.lower() == ".jsonl":
+    is never rewritten, nor a JSON memory store (its server owns the format)."""
+    if path.suffix.lower() in (".jsonl", ".json"):
         return None, 0
     from memls.core.fixes import apply_fixes
 
