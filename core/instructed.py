@@ -69,7 +69,7 @@ _SPEAKS_OF_MEMORY = re.compile(
     r"learnings?|lessons|wisdom|scratchpad|knowledge\s+base|context\s+(?:files?|notes?|folder)|"
     r"m[ée]moire|mem[oó]ri[ae]s?|ged[äa]chtnis|erinnerung\w*|памят\w*|sesi[oó]n(?:es)?|"
     r"sess[ãa]o|sess[õo]es)\b|记忆|記憶|メモリ|메모리|セッション|会话|會話"
-    r"|引き?継ぎ|交接"
+    r"|引き?継ぎ|交接|세션|기억|인수인계"
 )
 """Words that speak of memory, in English and a few other languages (a session, a
 handoff)."""
@@ -83,6 +83,7 @@ _READ_OR_UPDATE = re.compile(
     r"keep|kept|maintain|save|store|note|document|capture|wr[io]te|written|see|"
     r"voir|lire|mettre\s+à\s+jour|mise\s+à\s+jour|leer|ler|actualiz|atualiz|lesen|"
     r"aktualisier|обнов|чита)\w*\b|追記|追加|更新|記録|记录|読|阅读|读取|参照"
+    r"|읽|업데이트|갱신|기록|추가"
 )
 """Words of reading or updating, in English and a few other languages."""
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")

@@ -492,8 +492,8 @@ def test_a_lead_in_names_the_list_below_it_in_any_language(tmp_path: Path) -> No
 
 
 def test_instructions_in_japanese_and_a_progress_log_name_memory(tmp_path: Path) -> None:
-    """A line in Japanese telling the agent to append to a timeline at each session's end
-    names it; a `progress-log.md` is memory by its name on a line that updates it; a line
+    """A line in Japanese (or Korean) telling the agent to append to a timeline at each
+    session's end names it; a `progress-log.md` is memory by its name on a line that updates it; a line
     about a requirements document names nothing."""
     repo = _repo(
         tmp_path,
@@ -501,6 +501,7 @@ def test_instructions_in_japanese_and_a_progress_log_name_memory(tmp_path: Path)
             "# 作業ルール\n\n"
             "各セッション終了時、`docs/history/TIMELINE.md` の末尾にその回の決定を追記すること。\n"
             "Update `docs/progress-log.md` at the end of each phase.\n"
+            "각 세션이 끝나면 `docs/decisions/RECORD.md` 에 결정을 기록하세요.\n"
             "Requirements: `docs/product/PRD.md`\n"
         ),
     )
@@ -509,12 +510,14 @@ def test_instructions_in_japanese_and_a_progress_log_name_memory(tmp_path: Path)
         {
             "docs/history/TIMELINE.md": "# Timeline\n\n## 第1回\n- parser\n",
             "docs/progress-log.md": "# Progress log\n\n- phase 1 done\n",
+            "docs/decisions/RECORD.md": "# 결정\n\n- 파서\n",
             "docs/product/PRD.md": "# PRD\n\nWhat we build.\n",
         },
     )
     roots = {r["path"]: r for r in _check(repo)["roots"]}
     assert roots["docs/history"]["files"] == ["docs/history/TIMELINE.md"]
     assert roots["docs"]["files"] == ["docs/progress-log.md"]
+    assert roots["docs/decisions"]["files"] == ["docs/decisions/RECORD.md"]  # in Korean
     assert "docs/product" not in roots
 
 
