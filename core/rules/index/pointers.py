@@ -45,13 +45,22 @@ def check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
             continue
         if _to_another_machine(ctx.workspace, link):
             continue
-        yield ctx.diag(
-            "IX009",
-            f"pointer to `{link.target}`, which exists nowhere (not beside {doc.name}, in the "
-            "memory root or the repository): fix the path, create the file, or remove the "
-            "pointer",
-            link.range,
-        )
+        moved = [] if link.kind == "wikilink" else resolver.namesakes(link.target)
+        if moved:
+            base = ctx.workspace.repo_root or ctx.workspace.root
+            where = " or ".join(f"`{os.path.relpath(p, base)}`" for p in moved)
+            message = (
+                f"pointer to `{link.target}`, which is not where it points (beside {doc.name}, "
+                f"in the memory root or the repository); a file of that name is at {where}: "
+                "point it there if the file moved, or remove the pointer"
+            )
+        else:
+            message = (
+                f"pointer to `{link.target}`, which exists nowhere (not beside {doc.name}, in "
+                "the memory root or the repository): fix the path, create the file, or remove "
+                "the pointer"
+            )
+        yield ctx.diag("IX009", message, link.range)
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
