@@ -373,7 +373,7 @@ _HANDOFF_NAME = re.compile(
     r"^(?:\.?(?:hand-?off|handover|pass-?off)(?:[-_. ][^/]*)?"
     r"|[\w.-]*[-_ ](?:hand-?off|handover|pass-?off)(?:[-_. ][A-Za-z]{0,2}\d[\w.-]*)?"
     r"|next[-_ ]?session(?:[-_. ][^/]*)?"
-    r"|(?-i:SNAPSHOT)(?:-[^/]*)?|(?:session|context)[-_ ]?snapshot(?:[-_.][^/]*)?)\.md$",
+    r"|(?-i:SNAPSHOT)(?:-[^/]*)?|(?-i:PICKUP)|(?:session|context)[-_ ]?snapshot(?:[-_.][^/]*)?)\.md$",
     re.IGNORECASE,
 )
 _FOREIGN = (
@@ -797,7 +797,7 @@ def _session_named(folder: Path) -> bool:
 
 
 _JOURNAL_NAME = re.compile(
-    r"^(?:memory|journal|diary|devlog|worklog|(?:session|agent|work|dev|prompt)[-_ ]?log"
+    r"^\.?(?:memory|(?:session[-_ ]?)?journal|diary|devlog|worklog|(?:session|agent|work|dev|prompt)[-_ ]?log"
     r"|(?:session|dev)[-_ ]?notes)\.md$",
     re.IGNORECASE,
 )
@@ -808,6 +808,19 @@ _DIARY_WORD = re.compile(
 )
 """Names of a running record in a few languages (``Diario_Proyecto.md``, ``project-journal.md``):
 such a file is memory when it carries its own instructions to the agent."""
+
+
+HARNESS_PROGRESS = "claude-progress.txt"
+"""The progress log of Anthropic's long-running agent harness, by its name: what each
+session did, read by the next one (plain text)."""
+
+
+def _dated_file(path: Path, least: int) -> bool:
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        return False
+    return _dated_journal(str(path), stamp, least)
 
 
 def _carries_own_instructions(path: Path) -> bool:
@@ -831,7 +844,9 @@ def _self_instructed_file(path: str, _stamp: int) -> bool:
 _SESSION_NOTES_NAME = re.compile(r"^session[-_ ]?notes\.md$", re.IGNORECASE)
 """``SESSION-NOTES.md``: one dated session in it makes it a journal (its blank template has
 none)."""
-_LOG_BY_NAME = re.compile(r"^(?:session|agent)[-_ ]?log\.md$", re.IGNORECASE)
+_LOG_BY_NAME = re.compile(
+    r"^\.?(?:(?:session|agent)[-_ ]?log|session[-_ ]?journal)\.md$", re.IGNORECASE
+)
 """A session or agent log is one by its name alone, dated headings or not (``SESSION_LOG.md``
 whose entries are headed by phase); a ``journal.md`` or ``memory.md`` must be dated."""
 _STATE_FILES = frozenset({"CHECKPOINT.md", "SESSION-STATE.md", "SESSION_STATE.md", "NOW.md"})
@@ -840,7 +855,7 @@ current task —, in capitals like ``HANDOFF.md``): the state to resume from, by
 (a ``checkpoint.md`` is as often a page on checkpointing)."""
 
 
-_TOOL_MEMORY_NAME = re.compile(r"(?i)^[\w.]+[-_]memor(?:y|ies)\.md$")
+_TOOL_MEMORY_NAME = re.compile(r"(?i)^(?:[\w.]+[-_])?memor(?:y|ies)\.md$")
 
 
 def tool_memory_notes(folder: Path) -> list[Path]:
@@ -908,8 +923,12 @@ def journal_notes(folder: Path) -> list[Path]:
     out = []
     in_agent_folder = folder.name.startswith(".") and folder.name[1:].lower() in _AGENT_WORDS
     for name in names:
-        if name in _STATE_FILES:
-            out.append(folder / name)
+        if name in _STATE_FILES or name == HARNESS_PROGRESS:
+            out.append(folder / name)  # CHECKPOINT.md; the long-running harness's progress log
+            continue
+        if in_agent_folder and is_markdown_name(name) and not _JOURNAL_NAME.match(name):
+            if _dated_file(folder / name, 1):
+                out.append(folder / name)  # `.jules/bolt.md`: a persona's dated journal
             continue
         if not _JOURNAL_NAME.match(name) or name in ("MEMORY.md", "LOG.md"):
             if _DIARY_WORD.search(name) and _carries_own_instructions(folder / name):
@@ -931,7 +950,7 @@ def journal_notes(folder: Path) -> list[Path]:
 _AGENT_WORDS = frozenset(
     {
         "agent", "agents", "ai", "llm", "claude", "codex", "copilot", "harness", "assistant",
-        "gemini", "antigravity",
+        "gemini", "antigravity", "jules",
     }
 )  # fmt: skip
 _LEADING_ONLY = frozenset({"ai", "llm", "assistant"})
@@ -959,7 +978,10 @@ _STATE_STEMS = frozenset(
 
 
 def _is_state_note(name: str) -> bool:
-    return name[:-3].lower().replace("_", "-").replace(" ", "-") in _STATE_STEMS
+    stem = name[:-3].lower().replace("_", "-").replace(" ", "-")
+    return (
+        stem in _STATE_STEMS or re.sub(r"^\d{1,3}-", "", stem) in _STATE_STEMS
+    )  # 04_current_status
 
 
 def is_agent_notes_folder(folder: Path) -> bool:
@@ -1731,6 +1753,12 @@ def project_for_slug(slug: str, limit: int = 5000) -> Path | None:
 
 
 _INDEX_STEMS = frozenset({"index", "_index", "memory-index", "memory_index", "memoryindex"})
+"""Stems of an index a memory folder keeps under another name than MEMORY.md."""
+
+
+def is_own_index_name(name: str) -> bool:
+    """``index.md``, ``INDEX.md``, ``MEMORY_INDEX.md``: a memory folder's index of its own."""
+    return is_markdown_name(name) and name[:-3].lower() in _INDEX_STEMS
 
 
 def _looks_like_memory_folder(folder: Path) -> bool:

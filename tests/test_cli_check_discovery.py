@@ -1069,3 +1069,31 @@ def test_memory_kept_as_json_is_searched_for_secrets(tmp_path: Path) -> None:
     before = (repo / ".agentMemory" / "data.json").read_bytes()
     run_memls("check", ".", "--fix", "--exit-zero", cwd=repo)
     assert (repo / ".agentMemory" / "data.json").read_bytes() == before
+
+
+def test_more_agent_memory_by_its_names(tmp_path: Path) -> None:
+    """The long-running harness's `claude-progress.txt` at the top, Jules's dated persona
+    journals in `.jules/`, Windsurf's `.windsurf/memories.md`, a `PICKUP.md` where the last
+    session left off, a `.session-journal.md`, and a context folder's numbered status note
+    (`context/04_current_status.md`) are memory; a `.windsurf/workflows/` of commands is not."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "claude-progress.txt": "Session 12: login works; next the feed.\n",
+            ".session-journal.md": "# Session journal\n\nA guidebook kept across sessions.\n",
+            ".jules/bolt.md": "## 2026-01-14 - Faster stats\n**Learning:** one query.\n",
+            ".windsurf/memories.md": "# Memories\n\n- the stack is Go and htmx\n",
+            ".windsurf/workflows/deploy.md": "# Deploy\n\n1. run make\n",
+            "tools/PICKUP.md": "# Pick up here\n\nBranch: main\n\n## Next\n- the feed\n",
+            "context/01_overview.md": "# Overview\n",
+            "context/04_current_status.md": "# Current status\n\n- engine v2 in review\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert "claude-progress.txt" in roots["."]["files"], roots.get(".")
+    assert ".session-journal.md" in roots["."]["files"]
+    assert roots[".jules"]["files"] == [".jules/bolt.md"]
+    assert roots[".windsurf"]["files"] == [".windsurf/memories.md"]
+    assert roots["tools"]["kind"] == "handoff"
+    assert "context" in roots, sorted(roots)

@@ -26,6 +26,7 @@ from memls.core.workspace import (
     claude_memories_counted,
     is_conventional_doc,
     is_dated,
+    is_own_index_name,
 )
 
 RULES = (
@@ -142,6 +143,8 @@ def _no_index(ctx: RuleContext) -> Iterator[Diagnostic]:
     )  # once per workspace generation, not once per file
     if not topics or doc.path != topics[0]:
         return
+    if any(p.parent == ws.root and is_own_index_name(p.name) for p in topics):
+        return  # the folder keeps an index of its own (`index.md`): it is organised, named
     from memls.core.rules.index.pointers import agent_loads_any
 
     if agent_loads_any(ws, topics):
