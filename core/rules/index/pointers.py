@@ -45,10 +45,8 @@ def check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
             continue
         if _to_another_machine(ctx.workspace, link):
             continue
-        moved = [] if link.kind == "wikilink" else resolver.namesakes(link.target)
-        if moved:
-            base = ctx.workspace.repo_root or ctx.workspace.root
-            where = " or ".join(f"`{os.path.relpath(p, base)}`" for p in moved)
+        where = _namesakes(ctx.workspace, link)
+        if where:
             message = (
                 f"pointer to `{link.target}`, which is not where it points (beside {doc.name}, "
                 f"in the memory root or the repository); a file of that name is at {where}: "
@@ -357,10 +355,8 @@ def check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
         if link_key(link) in local or _to_another_machine(ctx.workspace, link):
             continue
         shown = f"[[{link.target}]]" if link.kind == "wikilink" else f"`{link.target}`"
-        moved = [] if link.kind == "wikilink" else resolver.namesakes(link.target)
-        if moved:
-            base = ctx.workspace.repo_root or ctx.workspace.root
-            where = " or ".join(f"`{os.path.relpath(p, base)}`" for p in moved)
+        where = _namesakes(ctx.workspace, link)
+        if where:
             message = (
                 f"link to {shown}, which is not where it points (beside this file, in the "
                 f"memory root or the repository); a file of that name is at {where}: point "
@@ -372,6 +368,14 @@ def check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
                 "root or the repository): fix the link, or create the file it names"
             )
         yield ctx.diag("IX012", message, link.range)
+
+
+def _namesakes(ws: Workspace, link: Link) -> str:
+    """Where files of a dead link's name are in the repository (`a` or `b`), or ""; a
+    wikilink names no path, so none."""
+    moved = [] if link.kind == "wikilink" else ws.links.namesakes(link.target)
+    base = ws.repo_root or ws.root
+    return " or ".join(f"`{os.path.relpath(p, base)}`" for p in moved)
 
 
 def _to_another_machine(ws: Workspace, link: Link) -> bool:
