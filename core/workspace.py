@@ -938,11 +938,7 @@ def journal_notes(folder: Path) -> list[Path]:
         if _LOG_BY_NAME.match(name) or (in_agent_folder and name.lower() != "memory.md"):
             out.append(path)  # SESSION_LOG.md; `.claude/WORKLOG.md`, kept by the agent
             continue
-        try:
-            stamp = path.stat().st_mtime_ns
-        except OSError:
-            continue
-        if _dated_journal(str(path), stamp, 1 if _SESSION_NOTES_NAME.match(name) else 2):
+        if _dated_file(path, 1 if _SESSION_NOTES_NAME.match(name) else 2):
             out.append(path)
     return sorted(out)
 
@@ -979,9 +975,7 @@ _STATE_STEMS = frozenset(
 
 def _is_state_note(name: str) -> bool:
     stem = name[:-3].lower().replace("_", "-").replace(" ", "-")
-    return (
-        stem in _STATE_STEMS or re.sub(r"^\d{1,3}-", "", stem) in _STATE_STEMS
-    )  # 04_current_status
+    return re.sub(r"^\d{1,3}-", "", stem) in _STATE_STEMS  # and a numbered `04_current_status`
 
 
 def is_agent_notes_folder(folder: Path) -> bool:
@@ -1771,7 +1765,7 @@ def _looks_like_memory_folder(folder: Path) -> bool:
         md = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
     except OSError:
         md = []
-    if len(md) >= 2 and any(n[:-3].lower() in _INDEX_STEMS for n in md):
+    if len(md) >= 2 and any(is_own_index_name(n) for n in md):
         return True
     if folder.name.startswith(".") and md:
         return True  # `.memories/QUICK.md`: a hidden memory folder is one by its name
