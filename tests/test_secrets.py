@@ -40,6 +40,12 @@ def rand(n: int, alphabet: str = ALNUM) -> str:
             return value
 
 
+def jwt_secret() -> str:
+    """A random secret of a JWT_SECRET line; its first letters are no provider's prefix
+    (a bare ``AKC…`` or ``AP1…`` after ``=`` is an Artifactory key: SC001, not SC003)."""
+    return "jw" + secrets.token_urlsafe(24)
+
+
 def fake_jwt() -> str:
     def part(data: dict[str, object]) -> str:
         return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
@@ -66,7 +72,7 @@ def positives() -> list[tuple[str, str, str]]:
     add("SC001", "stripe {v}", "sk_live_" + rand(24))
     add("SC001", "aws id {v}", "AKIA" + rand(16, string.ascii_uppercase + string.digits))
     add("SC001", "session cookie {v}", fake_jwt())
-    add("SC003", "JWT_SECRET={v}", secrets.token_urlsafe(24))
+    add("SC003", "JWT_SECRET={v}", jwt_secret())
     add("SC003", "- AUTH_PASSWORD: {v}", rand(14) + "!")
     add("SC003", "- **Password:** {v}", rand(12) + "#")
     add("SC003", "WEBHOOK_SECRET={v}", f"https://hooks.example.com/services/{rand(32)}")
@@ -200,9 +206,7 @@ def test_fix_replaces_the_value_and_keeps_the_rest(tmp_path: Path) -> None:
     (root / "MEMORY.md").write_text("# Project Memory\n\n- [Notes](notes.md)\n")
     (root / "notes.md").write_text(f"# Notes\n\n- the key {key} came from the shell\n")
     archive = root / "memory" / "archive" / "old.md"
-    archive.write_bytes(
-        f"caf\xe9 \r\n- JWT_SECRET={secrets.token_urlsafe(24)}\r\n".encode("latin-1")
-    )
+    archive.write_bytes(f"caf\xe9 \r\n- JWT_SECRET={jwt_secret()}\r\n".encode("latin-1"))
     before = archive.read_bytes()
     result = memls_on(root, "check", "--fix")
     assert "SC00" not in result.stdout, result.stdout
@@ -281,9 +285,7 @@ def test_pre_commit_hook_fails_on_a_secret_in_an_archive(tmp_path: Path) -> None
     root = tmp_path / "repo"
     (root / "memory" / "archive").mkdir(parents=True)
     (root / "memory" / "MEMORY.md").write_text("# Project Memory\n")
-    (root / "memory" / "archive" / "old.md").write_text(
-        f"- JWT_SECRET={secrets.token_urlsafe(24)}\n"
-    )
+    (root / "memory" / "archive" / "old.md").write_text(f"- JWT_SECRET={jwt_secret()}\n")
     result = run_memls("check", "memory/archive/old.md", cwd=root)  # the hook's entry and one file
     assert result.returncode == 1, result.stdout + result.stderr
     assert "SC003" in result.stdout
