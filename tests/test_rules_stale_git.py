@@ -439,3 +439,36 @@ def test_finished_legacy_and_kept_files_are_no_staleness(repo: Path) -> None:
         commit_file(repo, f"src/e{n}.py", "x\n", f"more work {n}")
     [open_item] = _check(repo / "notes", "HANDOFF.md", ("HO006",), stale_commits=2)
     assert open_item.code == "HO006"
+
+
+@pytest.mark.parametrize(
+    ("status", "history"),
+    [
+        ("**Status:** RESOLVED (2026-05-03)", True),
+        ("Status: ✅ Complete — see the PR", True),
+        ("> **State**: closed", True),
+        ("- **Estado:** resuelto", True),
+        ("Status: done with phase 1, phase 2 next", False),
+        ("Status: in progress", False),
+    ],
+)
+def test_a_handoff_marked_resolved_is_history(repo: Path, status: str, history: bool) -> None:
+    """A handoff whose status near its top says the work is resolved is a record: the
+    commits since are no news to anyone. A status that goes on to what is open is not."""
+    commit_file(repo, ".handoff.md", HANDOFF.replace("\n\n", f"\n\n{status}\n\n", 1), "handoff")
+    for n in range(3):
+        commit_file(repo, f"src/r{n}.py", "x\n", f"work {n}")
+    found = _check(repo, ".handoff.md", ("HO006",), stale_commits=2)
+    assert (found == []) is history, found
+
+
+def test_a_handoff_titled_resolved_is_history_but_a_status_far_down_is_not(repo: Path) -> None:
+    commit_file(repo, ".handoff.md", HANDOFF.replace("# Handoff", "# Handoff — RESOLVED"), "h")
+    for n in range(3):
+        commit_file(repo, f"src/t{n}.py", "x\n", f"work {n}")
+    assert _check(repo, ".handoff.md", ("HO006",), stale_commits=2) == []
+    far = HANDOFF + "\n" * 40 + "## Subtask\nStatus: done\n"
+    commit_file(repo, ".handoff.md", far, "h2")
+    for n in range(3):
+        commit_file(repo, f"src/u{n}.py", "x\n", f"work {n}")
+    assert len(_check(repo, ".handoff.md", ("HO006",), stale_commits=2)) == 1

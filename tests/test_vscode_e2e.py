@@ -181,14 +181,17 @@ def test_save_checkpoint_from_the_quick_fix_menu(vscode: Session) -> None:
     page.locator(".quick-input-widget .quick-input-title", has_text="(2/2)").wait_for()
     assert "Note the e2e suite in testing.md" in box.input_value()
     box.press("Enter")
-    text = e2e.wait_for_file(checkpoint, lambda t: t is not None)
+    # the editor saves the new checkpoint and the edited MEMORY.md one after the other
+    text = e2e.wait_for_file(checkpoint, lambda t: t is not None and "## Next Action" in t)
     assert text is not None
     assert "## Next Action: Wire the e2e flow into `tests/test_vscode_e2e.py`\n" in text
     assert "- Note the e2e suite in testing.md" in text
     assert "(author:" not in text
     assert "None recorded" not in text
-    index = (folder / "MEMORY.md").read_text(encoding="utf-8")
-    assert f"- **{name}** (" in index
+    entry = f"- **{name}** ("
+    index = e2e.wait_for_file(folder / "MEMORY.md", lambda t: t is not None and entry in t)
+    assert index is not None
+    assert entry in index
     # the checkpoint is opened, and MEMORY.md's change is shown beside it
     page.locator(f".tab[aria-label*='checkpoint-{name}.md']").first.wait_for()
     page.locator(".tab[aria-label*='MEMORY.md: before']").first.wait_for()

@@ -185,8 +185,8 @@ def is_history(ws: Workspace, doc: Document) -> bool:
         return True
     if day is not None and _last_logged(ws) > day:
         return True  # the sessions logged beside it after its day took it up
-    if _all_done(doc):
-        return True  # every item ticked, nothing left: a record of finished work
+    if _all_done(doc) or _closed(doc):
+        return True  # every item ticked, or marked resolved: a record of finished work
     return ws.memo(
         f"memls.stale.superseded:{path}", lambda: _superseded(ws, doc) or _answered(path)
     )
@@ -202,6 +202,32 @@ def _all_done(doc: Document) -> bool:
     them: the work it handed over is done, so what changed since is no news to anyone."""
     marks = [m[1] for m in _TASK.finditer(doc.text)]
     return len(marks) >= ALL_DONE_MIN and all(m != " " for m in marks)
+
+
+_CLOSED_WORD = (
+    r"(?:resolved|closed|complete|completed|done|finished|superseded|obsolete|archived|"
+    r"retired|merged|shipped|resuelto|cerrado|completado|conclu[íi]do|resolvido|fechado|"
+    r"termin[ée]|erledigt|abgeschlossen)"
+)
+_CLOSED = re.compile(
+    # `**Status:** RESOLVED (2026-03-02)`, `Status: ✅ Complete`, `> State: closed — see …`
+    r"(?im)^\s{0,3}(?:>\s*)?(?:#{1,6}\s*|[-*]\s+)?\**(?:status|state|estado|statut)\**\s*:"
+    r"\s*\**\s*(?:[^\w\s]{1,3}\s*)?" + _CLOSED_WORD + r"\b\**"
+    r"[ \t.!*_)\]]*(?:$|[-—–(:,;/]|\d|(?:on|in|by|at|via|since|see)\b)"
+    # `# Handoff — RESOLVED`, `# [CLOSED] Session handoff`: a title in capitals
+    r"|(?-i:^#\s.*\b(?:RESOLVED|CLOSED|COMPLETED|DONE|SUPERSEDED|OBSOLETE|ARCHIVED)\b)"
+)
+CLOSED_HEAD_LINES = 30
+"""How far down a handoff its status of resolved (closed, done, superseded) is looked for."""
+
+
+def _closed(doc: Document) -> bool:
+    """A handoff whose title or status, near its top, says the work it handed over is
+    resolved (closed, completed, superseded): a record, not the state to resume from. A
+    status further down (an item's, a phase's) does not count, nor one that goes on to say
+    what is still open (``Status: done with phase 1, phase 2 next`` is not ``done``)."""
+    head = "\n".join(doc.text.splitlines()[:CLOSED_HEAD_LINES])
+    return _CLOSED.search(head) is not None
 
 
 _LOG_NAME = re.compile(r"(?i)(?:^|[-_ ])(?:log|journal|diary|worklog|devlog)\.md$")

@@ -290,6 +290,8 @@ def _beyond_reach(ws: Workspace, link: Link, target: str) -> bool:
     if repo is None or not target.startswith(".."):
         return False  # without a repository the path is on this machine: judged
     landed = os.path.normpath(os.path.join(str(link.source.parent), unquote(target)))
+    if _github_route(target) and not _route_folder_exists(landed, target):
+        return True  # `../../issues/12`: the repository's issue on GitHub, not a file
     if landed == str(repo) or landed.startswith(str(repo) + os.sep):
         return False
     # It leaves the repository. A copy of a home folder may come back in through a folder
@@ -297,6 +299,39 @@ def _beyond_reach(ws: Workspace, link: Link, target: str) -> bool:
     # folder the repository does not have (`../../../plans/`) is another machine's.
     parts = [p for p in unquote(target).split("/")[:-1] if p not in ("", ".", "..")]
     return not any((repo / "/".join(parts[i:])).is_dir() for i in range(len(parts)))
+
+
+_GITHUB_ROUTES = frozenset(
+    {
+        "issues", "pull", "pulls", "wiki", "blob", "tree", "commit", "commits", "compare",
+        "actions", "releases", "discussions", "projects", "milestone", "milestones", "labels",
+        "security", "tags", "branches",
+    }
+)  # fmt: skip
+"""The pages of a repository on GitHub a relative link climbs out to (`../../issues/12`)."""
+
+
+def _github_route(target: str) -> bool:
+    """A relative link that climbs up to one of GitHub's pages of the repository:
+    `../issues/12`, `../../../pull/7`, `../../wiki/Home`, `../../blob/main/x.py` (not a
+    Markdown file under such a name): written for the page GitHub renders
+    (`<owner>/<repo>/blob/<branch>/<path>`), a link to the web, not to a file on disk."""
+    parts = [p for p in unquote(target).split("#", 1)[0].split("/") if p not in ("", ".")]
+    rest = [p for p in parts if p != ".."]
+    if not rest or len(rest) == len(parts) or rest[0] not in _GITHUB_ROUTES:
+        return False
+    return rest[0] in ("blob", "tree") or not rest[-1].casefold().endswith(".md")
+
+
+def _route_folder_exists(landed: str, target: str) -> bool:
+    """Whether the folder a GitHub-route link lands in (`issues/` of `../issues/12`) is
+    one on disk: then the link is to a file of it, judged as any other."""
+    rest = [p for p in unquote(target).split("#", 1)[0].split("/") if p not in ("", ".", "..")]
+    depth = len(rest) - 1
+    folder = landed
+    for _ in range(depth):
+        folder = os.path.dirname(folder)
+    return os.path.isdir(os.path.join(folder, rest[0])) if rest else False
 
 
 def _into_a_copied_folder(ws: Workspace, link: Link) -> bool:
