@@ -345,7 +345,9 @@ class RootKind(enum.Enum):
     CLAUDE.md … — tell the agent to read or update, in no format memls knows."""
     JSON = "json"
     """A memory folder kept as JSON by a memory server or an agent (``.agentMemory/data.json``,
-    ``memory/*.json``): no Markdown to judge; its files are searched for secrets."""
+    ``memory/*.json``), or an agent's checkpoints kept as JSON or YAML
+    (``.claude/checkpoints/*.yaml``): no Markdown to judge; its files are searched for
+    secrets."""
 
 
 MEMORY_BANK_FILES = (
@@ -623,10 +625,23 @@ _CODE_OR_DATA = re.compile(
 )
 
 
+_DATA_SUFFIXES = (".json", ".yaml", ".yml")
+
+
 def is_json_memory(folder: Path) -> bool:
     """A memory-named folder (``.agentMemory/``, ``memory/``) of JSON files and no Markdown:
-    a memory server's store or an agent's records, kept as JSON."""
-    if folder.name.lower() not in JSON_MEMORY_FOLDERS:
+    a memory server's store or an agent's records, kept as JSON; and an agent folder's
+    ``checkpoints/`` of JSON or YAML files (``.claude/checkpoints/03.7.yaml``)."""
+    low = folder.name.lower()
+    if low == "checkpoints" and _in_agent_folder(folder, 1):
+        try:
+            names = [e.name.lower() for e in os.scandir(folder) if e.is_file()]
+        except OSError:
+            return False
+        return any(n.endswith(_DATA_SUFFIXES) for n in names) and not any(
+            is_markdown_name(n) for n in names
+        )
+    if low not in JSON_MEMORY_FOLDERS:
         return False
     top = repository_top(folder) or folder.parent
     try:
@@ -643,12 +658,13 @@ def is_json_memory(folder: Path) -> bool:
 
 
 def json_memory_files(folder: Path) -> list[Path]:
-    """The JSON files of a JSON memory folder (its top level, at most ``JSON_FILES_MAX``)."""
+    """The JSON (and YAML) files of a JSON memory folder (its top level, at most
+    ``JSON_FILES_MAX``)."""
     try:
         found = [
             Path(e.path)
             for e in os.scandir(folder)
-            if e.name.lower().endswith(".json") and e.is_file(follow_symlinks=False)
+            if e.name.lower().endswith(_DATA_SUFFIXES) and e.is_file(follow_symlinks=False)
         ]
     except OSError:
         return []
@@ -658,8 +674,9 @@ def json_memory_files(folder: Path) -> list[Path]:
 NOTES_FOLDERS = frozenset(
     {
         "sessions", "session-logs", "session_logs",
-        "session-summaries", "devlog", "devlogs", "dev-logs", "dev_logs", "worklog", "worklogs",
-        "work-logs", "work_logs", "checkpoints", "handoff", "handoffs",
+        "session-summaries", "devlog", "devlogs", "dev-log", "dev_log", "dev-logs", "dev_logs",
+        "worklog", "worklogs", "work-log", "work_log", "work-logs", "work_logs", "session-log",
+        "session_log", "checkpoints", "handoff", "handoffs",
         "chat", "chats", "chat-logs", "chat_logs",
     }
 )  # fmt: skip
@@ -727,6 +744,8 @@ def is_notes_folder(folder: Path) -> bool:
     if name in NAMED_NOTES_FOLDERS:
         return bool(every)  # `agent-notes/README.md`: the agent's notes by the folder's name
     md = [n for n in every if n.lower() != "readme.md"]  # a README on what it is for: no note
+    if name not in ("checkpoints", "handoff", "handoffs"):
+        md += _history_notes(folder)  # `dev-log/current.md` and its `history/2026-11-02.md`
     if name in JOURNAL_FOLDERS or (name == "sessions" and folder.parent.name == ".claude"):
         return any(_has_name_date(n) for n in md)  # Claude Code's session summaries too
     if name == "checkpoints" and sum(1 for n in md if CHECKPOINT_RE.match(n)) * 2 >= len(md):
@@ -752,6 +771,20 @@ HISTORY_FOLDERS = frozenset(
 (and an agent folder's ``archive/`` of dated captures counts with them)."""
 
 
+def _history_notes(folder: Path) -> list[str]:
+    """The Markdown names in a folder's ``history/`` (``archive/``, ``old/`` …) subfolders:
+    the earlier notes of a series whose current one sits at the top."""
+    try:
+        subs = [
+            e.path
+            for e in os.scandir(folder)
+            if e.name.lower() in HISTORY_FOLDERS and e.is_dir(follow_symlinks=False)
+        ]
+        return [n for sub in subs for n in os.listdir(sub) if is_markdown_name(n)]
+    except OSError:
+        return []
+
+
 def _dated_in_agent_folder(folder: Path) -> bool:
     """A folder of an agent's own (``.claude/inbox/``, ``.codex/captures/``) whose notes are
     mostly dated by their names: what the agent wrote down session by session."""
@@ -766,10 +799,9 @@ def _dated_in_agent_folder(folder: Path) -> bool:
         for e in os.scandir(folder):
             if e.is_file() and is_markdown_name(e.name):
                 md.append(e.name)
-            elif e.name.lower() in HISTORY_FOLDERS and e.is_dir(follow_symlinks=False):
-                md += [n for n in os.listdir(e.path) if is_markdown_name(n)]  # its archive/
     except OSError:
         return False
+    md += _history_notes(folder)  # its archive/
     dated = sum(1 for n in md if _has_name_date(n))
     return dated >= 2 and dated * 2 > len(md)  # one dated report is no series of notes
 
@@ -850,6 +882,22 @@ _LOG_BY_NAME = re.compile(
 """A session or agent log is one by its name alone, dated headings or not (``SESSION_LOG.md``
 whose entries are headed by phase); a ``journal.md`` or ``memory.md`` must be dated."""
 _STATE_FILES = frozenset({"CHECKPOINT.md", "SESSION-STATE.md", "SESSION_STATE.md", "NOW.md"})
+_PLANNING_FILES = frozenset({"ROADMAP.md", "PROJECT.md", "REQUIREMENTS.md"})
+"""Beside ``.planning/STATE.md``, the files of GSD's planning folder (one is enough)."""
+_OTHER_CHECKPOINT = re.compile(r"(?i)^checkpoint[-_ ](?P<stem>.+)\.md$")
+
+
+def _other_checkpoint_name(name: str) -> bool:
+    """A checkpoint named in another case or with another separator than memls's
+    ``checkpoint-{name}.md`` (``CHECKPOINT-phase-3.md``, ``Checkpoint_2026-11-02.md``):
+    a checkpoint of another tool's format, read as notes; a guide or template about
+    checkpoints (``CHECKPOINT-GUIDE.md``) is not one."""
+    match = _OTHER_CHECKPOINT.match(name)
+    if match is None or CHECKPOINT_RE.match(name) or "template" in name.lower():
+        return False
+    return _ABOUT_HANDOFFS.search("-" + match["stem"]) is None
+
+
 """One-file checkpoints (``CHECKPOINT.md``, ``NOW.md`` — the "lifeboat" pointer to the
 current task —, in capitals like ``HANDOFF.md``): the state to resume from, by their name
 (a ``checkpoint.md`` is as often a page on checkpointing)."""
@@ -922,8 +970,10 @@ def journal_notes(folder: Path) -> list[Path]:
         return []
     out = []
     in_agent_folder = folder.name.startswith(".") and folder.name[1:].lower() in _AGENT_WORDS
+    if folder.name == ".planning" and "STATE.md" in names and _PLANNING_FILES & set(names):
+        out.append(folder / "STATE.md")  # GSD's state file, read at the start of each session
     for name in names:
-        if name in _STATE_FILES or name == HARNESS_PROGRESS:
+        if name in _STATE_FILES or name == HARNESS_PROGRESS or _other_checkpoint_name(name):
             out.append(folder / name)  # CHECKPOINT.md; the long-running harness's progress log
             continue
         if in_agent_folder and is_markdown_name(name) and not _JOURNAL_NAME.match(name):
@@ -1757,7 +1807,8 @@ def is_own_index_name(name: str) -> bool:
 
 def _looks_like_memory_folder(folder: Path) -> bool:
     """A ``memory/`` folder that holds memls's files, typed memories, dated notes only, or
-    an index of its own (``MEMORY_INDEX.md``, ``index.md``) beside other notes; a hidden
+    an index of its own (``MEMORY_INDEX.md``, ``index.md``) or a note of where the work
+    stands (``CURRENT_STATE.md``, ``STATUS.md``) beside other notes; a hidden
     one (``.memory/``, ``.memories/``) holding any Markdown."""
     if is_root(folder) or (folder / ".handoff.md").is_file():
         return True
@@ -1765,8 +1816,8 @@ def _looks_like_memory_folder(folder: Path) -> bool:
         md = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
     except OSError:
         md = []
-    if len(md) >= 2 and any(is_own_index_name(n) for n in md):
-        return True
+    if len(md) >= 2 and any(is_own_index_name(n) or _is_state_note(n) for n in md):
+        return True  # an index of its own, or a note of where the work stands (CURRENT_STATE.md)
     if folder.name.startswith(".") and md:
         return True  # `.memories/QUICK.md`: a hidden memory folder is one by its name
     if md and _in_agent_folder(folder):

@@ -1097,3 +1097,49 @@ def test_more_agent_memory_by_its_names(tmp_path: Path) -> None:
     assert roots[".windsurf"]["files"] == [".windsurf/memories.md"]
     assert roots["tools"]["kind"] == "handoff"
     assert "context" in roots, sorted(roots)
+
+
+def test_checkpoints_of_other_names_dev_logs_and_memory_folders_without_an_index(
+    tmp_path: Path,
+) -> None:
+    """Checkpoints named in capitals (`CHECKPOINT-phase-2.md`, in GSD's `.planning/` beside
+    its STATE.md), an agent's checkpoints kept as YAML, a `dev-log/` whose current note
+    sits above its `history/` of dated ones, and a `memory/` folder with a note of where
+    the work stands and no index are memory; a guide about checkpoints is not."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            ".planning/STATE.md": "# State\n\nPhase 2 of 4; plan 2 running.\n",
+            ".planning/ROADMAP.md": "# Roadmap\n\n1. parser\n2. feed\n",
+            ".planning/CHECKPOINT-phase-2.md": "# Checkpoint\n\nThe feed query works.\n",
+            ".planning/phases/02-feed/02-01-PLAN.md": "# Plan\n\n- [ ] write the feed\n",
+            ".claude/checkpoints/03.7.yaml": "phase: 3.7\nnext: wire the feed\n",
+            "docs/dev-log/current.md": "# Now\n\nThe feed is half done.\n",
+            "docs/dev-log/history/2026-11-02.md": "# 2026-11-02\n\n- the parser\n",
+            "docs/dev-log/history/2026-11-03.md": "# 2026-11-03\n\n- the store\n",
+            "memory/CURRENT_STATE.md": "# Current state\n\nThe feed is next.\n",
+            "memory/BUGS.md": "# Bugs\n\n- the date parser drops time zones\n",
+            "guides/CHECKPOINT-GUIDE.md": "# How to checkpoint\n\nRun the script.\n",
+            "guides/overview.md": "# Overview\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert roots[".planning"]["kind"] == "notes", sorted(roots)
+    assert roots[".planning"]["files"] == [".planning/CHECKPOINT-phase-2.md", ".planning/STATE.md"]
+    assert roots[".claude/checkpoints"]["kind"] == "json"
+    assert roots["docs/dev-log"]["kind"] == "notes"
+    assert "docs/dev-log/history/2026-11-03.md" in roots["docs/dev-log"]["files"]
+    assert roots["memory"]["kind"] == "memory"
+    assert "guides" not in roots
+
+
+def test_a_yaml_checkpoint_is_searched_for_secrets(tmp_path: Path) -> None:
+    from tests.test_secrets import rand
+
+    repo = _repo(tmp_path)
+    token = "ghp_" + rand(36)
+    _write(repo, {".claude/checkpoints/04.yaml": f"phase: 4\ngithub_token: {token}\n"})
+    data = _check(repo)
+    assert [c for p, c in _codes(data) if p == ".claude/checkpoints/04.yaml"] == ["SC001"], data
+    assert token not in json.dumps(data)
