@@ -374,6 +374,7 @@ MEMORY_BANK_DIRS = ("memory-bank", "memory_bank", "cline_docs")
 _HANDOFF_NAME = re.compile(
     r"^(?:\.?(?:hand-?off|handover|pass-?off)(?:[-_. ][^/]*)?"
     r"|[\w.-]*[-_ ](?:hand-?off|handover|pass-?off)(?:[-_. ][A-Za-z]{0,2}\d[\w.-]*)?"
+    r"|(?:19|20)\d{2}-?\d{2}-?\d{2}[-_ ](?:[\w.-]*[-_ ])?(?:hand-?off|handover)[-_ ][A-Za-z][\w-]*"
     r"|next[-_ ]?session(?:[-_. ][^/]*)?"
     r"|(?-i:SNAPSHOT)(?:-[^/]*)?|(?-i:PICKUP)|(?:session|context)[-_ ]?snapshot(?:[-_.][^/]*)?)\.md$",
     re.IGNORECASE,
@@ -421,7 +422,8 @@ _ABOUT_HANDOFFS = re.compile(
 
 def is_handoff_name(name: str) -> bool:
     """``.handoff.md``, ``HANDOFF.md``, ``handoff.md``, ``HANDOFF-2026-11.md``,
-    ``session-handoff-S54.md`` (any case); a session snapshot handed to the next session
+    ``session-handoff-S54.md``, a dated one to a person (``2026-03-02-handover-maria.md``)
+    (any case); a session snapshot handed to the next session
     (``SNAPSHOT.md``, ``SNAPSHOT-2026-03-18-auth.md`` in capitals, ``session-snapshot.md``;
     not a ``PRODUCTION_SNAPSHOT_….md`` of a release);
     a checkpoint (``checkpoint-x-handoff.md``),
@@ -736,7 +738,11 @@ def is_notes_folder(folder: Path) -> bool:
         and name not in JOURNAL_FOLDERS
         and name not in NAMED_NOTES_FOLDERS
     ):
-        return _session_named(folder) or _dated_in_agent_folder(folder)
+        return (
+            _session_named(folder)
+            or _dated_in_agent_folder(folder)
+            or _numbered_session_logs(folder)
+        )
     try:
         every = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
     except OSError:
@@ -828,6 +834,25 @@ def _session_named(folder: Path) -> bool:
     return len(md) >= 2 and sum(1 for n in md if _has_name_date(n)) * 2 > len(md)
 
 
+_LOG_FOLDERS = frozenset({"logs", "log", "notes", "history"})
+_SESSION_FILE = re.compile(r"(?i)^session[-_ ]?\d{1,4}(?:[-_ .][^/]*)?\.md$")
+
+
+def _numbered_session_logs(folder: Path) -> bool:
+    """A ``logs/`` (``notes/``, ``history/``) folder whose Markdown is mostly numbered
+    sessions (``session_07_auth.md``, ``session-12.md``): an agent's log, one file a
+    session. Elsewhere (``workshop/session-1.md``) a numbered session is as often a
+    lesson's."""
+    if folder.name.lower() not in _LOG_FOLDERS:
+        return False
+    try:
+        md = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
+    except OSError:
+        return False
+    sessions = sum(1 for n in md if _SESSION_FILE.match(n))
+    return sessions >= 2 and sessions * 2 > len(md)
+
+
 _JOURNAL_NAME = re.compile(
     r"^\.?(?:memory|(?:session[-_ ]?)?journal|diary|devlog|worklog|(?:session|agent|work|dev|prompt)[-_ ]?log"
     r"|(?:session|dev)[-_ ]?notes)\.md$",
@@ -882,6 +907,8 @@ _LOG_BY_NAME = re.compile(
 """A session or agent log is one by its name alone, dated headings or not (``SESSION_LOG.md``
 whose entries are headed by phase); a ``journal.md`` or ``memory.md`` must be dated."""
 _STATE_FILES = frozenset({"CHECKPOINT.md", "SESSION-STATE.md", "SESSION_STATE.md", "NOW.md"})
+_SESSION_STATE_NAMES = frozenset({"session-state.md", "session_state.md"})
+"""A session's state note by its name in any case (``change_tracking/session_state.md``)."""
 _PLANNING_FILES = frozenset({"ROADMAP.md", "PROJECT.md", "REQUIREMENTS.md"})
 """Beside ``.planning/STATE.md``, the files of GSD's planning folder (one is enough)."""
 _OTHER_CHECKPOINT = re.compile(r"(?i)^checkpoint[-_ ](?P<stem>.+)\.md$")
@@ -973,7 +1000,12 @@ def journal_notes(folder: Path) -> list[Path]:
     if folder.name == ".planning" and "STATE.md" in names and _PLANNING_FILES & set(names):
         out.append(folder / "STATE.md")  # GSD's state file, read at the start of each session
     for name in names:
-        if name in _STATE_FILES or name == HARNESS_PROGRESS or _other_checkpoint_name(name):
+        if (
+            name in _STATE_FILES
+            or name.lower() in _SESSION_STATE_NAMES
+            or name == HARNESS_PROGRESS
+            or _other_checkpoint_name(name)
+        ):
             out.append(folder / name)  # CHECKPOINT.md; the long-running harness's progress log
             continue
         if in_agent_folder and is_markdown_name(name) and not _JOURNAL_NAME.match(name):

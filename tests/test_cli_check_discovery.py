@@ -521,6 +521,8 @@ def test_handoff_names_with_a_session_id_are_handoffs_and_checkpoints_never_are(
         "PASSOFF.md",
         "SEO-PASSOFF.md",
         "hand-off.md",
+        "2026-03-02-handover-maria.md",  # a dated handover to (or from) a person
+        "20260302_team-handoff-kim.md",
     ):
         assert is_handoff_name(name), name
     for name in (
@@ -535,6 +537,8 @@ def test_handoff_names_with_a_session_id_are_handoffs_and_checkpoints_never_are(
         "HANDOFF-SPEC.md",
         "passoff-protocol.md",
         "handovers.md",
+        "2026-03-02-handover-guide.md",
+        "2026-03-02-notes.md",
     ):
         assert not is_handoff_name(name), name
 
@@ -1143,3 +1147,29 @@ def test_a_yaml_checkpoint_is_searched_for_secrets(tmp_path: Path) -> None:
     data = _check(repo)
     assert [c for p, c in _codes(data) if p == ".claude/checkpoints/04.yaml"] == ["SC001"], data
     assert token not in json.dumps(data)
+
+
+def test_numbered_session_logs_and_a_session_state_note(tmp_path: Path) -> None:
+    """`docs/logs/session_07_auth.md` … is an agent's log, one file a session, and a
+    lower-case `session_state.md` a session's state; a workshop's numbered sessions are
+    lessons, and a `logs/` of other files is no log of sessions."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "docs/logs/session_07_auth.md": "# Session 7\n\n- login works\n",
+            "docs/logs/session_08_feed.md": "# Session 8\n\n- the feed\n",
+            "change_tracking/session_state.md": "# Session state\n\nOn the feed.\n",
+            "change_tracking/change_index.md": "# Changes\n\n- 12 files\n",
+            "workshop/session-1.md": "# Session 1: variables\n",
+            "workshop/session-2.md": "# Session 2: loops\n",
+            "ops/logs/nginx.md": "# nginx\n",
+            "ops/logs/session-1.md": "# Session 1\n",
+            "ops/logs/postgres.md": "# postgres\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert roots["docs/logs"]["kind"] == "notes", sorted(roots)
+    assert roots["change_tracking"]["files"] == ["change_tracking/session_state.md"]
+    assert "workshop" not in roots
+    assert "ops/logs" not in roots
