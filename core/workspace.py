@@ -593,10 +593,13 @@ def root_kind(root: Path) -> RootKind:
     if is_root(root) or _journal_log_in(root):
         return RootKind.MEMORY
     handoffs = _handoff_files(root)
-    if (root / "memory" / "MEMORY.md").is_file() and (
-        not handoffs or (root / "memory" / "LOG.md").is_file() or (root / "LOG.md").is_file()
+    if (
+        (root / "memory" / "MEMORY.md").is_file()
+        and name != ".claude"
+        and (not handoffs or (root / "memory" / "LOG.md").is_file() or (root / "LOG.md").is_file())
     ):
-        # an orchestrator's root (a docs/ with a handoff: its memory/ is a root of its own)
+        # an orchestrator's root (a docs/ with a handoff: its memory/ is a root of its own;
+        # Claude Code's `.claude/` is its settings folder: its memory/ is the root)
         return RootKind.MEMORY
     if name == "memories" and parent != ".claude":
         return RootKind.MEMORY_TOOL
@@ -716,13 +719,20 @@ def _nested_bank(folder: Path) -> bool:
     return False
 
 
+_LOG_WORDS = frozenset({"log", "logs", "worklog", "worklogs", "devlog", "devlogs"})
+
+
 def _folder_word(name: str) -> str:
-    """``checkpoints-pre-phase3`` → ``checkpoints``; ``session_logs`` stays whole."""
+    """``checkpoints-pre-phase3`` → ``checkpoints``; ``session_logs`` stays whole; a
+    role's log (``manager-log``, ``agent_logs``) → ``worklogs``."""
     name = name.lower().lstrip(".")
     if name in NOTES_FOLDERS or name in JOURNAL_FOLDERS:
         return name
-    head = re.split(r"[-_.]", name, maxsplit=1)[0]
-    return head if head in NOTES_FOLDERS or head in JOURNAL_FOLDERS else name
+    words = re.split(r"[-_.]", name)
+    head = words[0]
+    if head in NOTES_FOLDERS or head in JOURNAL_FOLDERS:
+        return head
+    return "worklogs" if len(words) > 1 and words[-1] in _LOG_WORDS else name
 
 
 def is_notes_folder(folder: Path) -> bool:
@@ -909,6 +919,18 @@ whose entries are headed by phase); a ``journal.md`` or ``memory.md`` must be da
 _STATE_FILES = frozenset({"CHECKPOINT.md", "SESSION-STATE.md", "SESSION_STATE.md", "NOW.md"})
 _SESSION_STATE_NAMES = frozenset({"session-state.md", "session_state.md"})
 """A session's state note by its name in any case (``change_tracking/session_state.md``)."""
+_CURRENT_STATE_STEMS = frozenset({"current-state", "current-status"})
+
+
+def _current_state_name(name: str) -> bool:
+    """``CURRENT_STATE.md``, ``current-status.md``: a note of where the work stands now,
+    kept up to date between sessions (the name says "current"; a bare ``STATUS.md`` is as
+    often a project's status page)."""
+    if not is_markdown_name(name):
+        return False
+    return name[:-3].lower().replace("_", "-").replace(" ", "-") in _CURRENT_STATE_STEMS
+
+
 _PLANNING_FILES = frozenset({"ROADMAP.md", "PROJECT.md", "REQUIREMENTS.md"})
 """Beside ``.planning/STATE.md``, the files of GSD's planning folder (one is enough)."""
 _OTHER_CHECKPOINT = re.compile(r"(?i)^checkpoint[-_ ](?P<stem>.+)\.md$")
@@ -970,13 +992,17 @@ def _holds_gemini_memories(path: Path) -> bool:
 
 
 def _blank_template(path: Path) -> bool:
-    """A file of headings, ``<!-- … -->`` comments and placeholders only: a template the
-    agent has not written in yet."""
     try:
         with path.open("rb") as fh:
             text = fh.read(65536).decode("utf-8", "replace")
     except OSError:
         return False
+    return is_blank_template(text)
+
+
+def is_blank_template(text: str) -> bool:
+    """A text of headings, ``<!-- … -->`` comments, rules and placeholders (``[Describe
+    the focus]``) only: a template the agent has not written in yet."""
     for line in _HTML_COMMENT.sub("", text).splitlines():
         bare = line.strip().strip("-*+>").strip()
         if bare and not bare.startswith("#") and not re.fullmatch(r"[\[(<{].*[\])>}]", bare):
@@ -1003,6 +1029,7 @@ def journal_notes(folder: Path) -> list[Path]:
         if (
             name in _STATE_FILES
             or name.lower() in _SESSION_STATE_NAMES
+            or (_current_state_name(name) and folder.name.lower() not in MEMORY_FOLDER_NAMES)
             or name == HARNESS_PROGRESS
             or _other_checkpoint_name(name)
         ):
@@ -2016,7 +2043,8 @@ def _markdown_count(folder: Path) -> int:
 MEMORY_NOTE_WORDS = frozenset(
     {
         "decision", "decisions", "lesson", "lessons", "note", "notes", "learning", "learnings",
-        "observation", "observations", "session-summary", "session-summaries",
+        "observation", "observations", "session-summary", "session-summaries", "gotcha",
+        "gotchas", "pitfalls",
     }
 )  # fmt: skip
 """Names agents give their memory notes (a file's stem, or its first or last word)."""

@@ -154,6 +154,17 @@ def test_memory_bank_activecontext_stale_in_git(tmp_path: Path) -> None:
     assert [d["path"] for d in stale] == ["memory-bank/activeContext.md"]  # progress.md is kept
     assert "4 commits ago" in stale[0]["message"]
     assert "4 files outside" in stale[0]["message"]
+    # an unfilled template holds no state to go stale: it is empty (MB002), not old
+    _write(repo, {"memory-bank/activeContext.md": "# Active\n\n## Focus\n<!-- what now? -->\n"})
+    git("add", "-A")
+    git("commit", "-q", "-m", "template")
+    for i in range(4):
+        _write(repo, {f"src/more{i}.py": f"x = {i}\n", "memory-bank/progress.md": f"- m{i}\n"})
+        git("add", "-A")
+        git("commit", "-q", "-m", f"more {i}")
+    codes = _codes(_check(repo))
+    assert ("memory-bank/activeContext.md", "MB003") not in codes
+    assert ("memory-bank/activeContext.md", "MB002") in codes
 
 
 def test_docs_memory_index_with_dead_pointers_is_found(tmp_path: Path) -> None:
@@ -1173,3 +1184,51 @@ def test_numbered_session_logs_and_a_session_state_note(tmp_path: Path) -> None:
     assert roots["change_tracking"]["files"] == ["change_tracking/session_state.md"]
     assert "workshop" not in roots
     assert "ops/logs" not in roots
+
+
+def test_a_roles_log_a_current_state_note_and_an_agents_gotchas(tmp_path: Path) -> None:
+    """A role's log of numbered notes (`docs/manager-log/001-…md`), a `CURRENT_STATE.md`
+    among a project's docs (that file alone is read) and an `ai/` folder with its
+    `gotchas.md` are memory; a `build-log/` of unnumbered pages is not."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "docs/manager-log/README.md": "# Manager log\n\nOne decision a file.\n",
+            "docs/manager-log/001-unblock-the-build.md": "# 001\n\nUnblocked.\n",
+            "docs/manager-log/002-advance-to-m2.md": "# 002\n\nM1 done.\n",
+            "docs/CURRENT_STATE.md": "# Current state\n\nThe feed is next.\n",
+            "docs/GUIDELINES.md": "# Guidelines\n\nBe kind.\n",
+            "ai/README.md": "# For agents\n",
+            "ai/gotchas.md": "# Gotchas\n\n- the test database is shared\n",
+            "ai/architecture.md": "# Architecture\n",
+            "build-log/overview.md": "# Overview\n",
+            "build-log/setup.md": "# Setup\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert roots["docs/manager-log"]["kind"] == "notes", sorted(roots)
+    assert roots["docs"]["files"] == ["docs/CURRENT_STATE.md"]
+    assert roots["ai"]["kind"] == "notes"
+    assert "build-log" not in roots
+
+
+def test_claude_codes_settings_folder_is_not_an_orchestrator_of_its_memory(tmp_path: Path) -> None:
+    """`.claude/memory/MEMORY.md` is the memory root; the roadmap and plans kept beside it
+    in `.claude/` (where Claude Code keeps its settings) are not unlinked topic files."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "CLAUDE.md": "# Rules\n\nKeep `.claude/plans.md` current as you work.\n",
+            ".claude/memory/MEMORY.md": "# Memory\n\n- [Style](feedback_style.md) — replies\n",
+            ".claude/memory/feedback_style.md": (
+                "---\nname: style\ndescription: reply style\ntype: feedback\n---\nShort.\n"
+            ),
+            ".claude/plans.md": "# Plans\n\n- the feed\n",
+            ".claude/roadmap.md": "# Roadmap\n\n1. feed\n",
+        },
+    )
+    data = _check(repo)
+    assert ".claude/memory" in _roots(data)
+    assert [c for c in _codes(data) if c[1] == "IX010"] == [], _codes(data)

@@ -23,6 +23,7 @@ from memls.core.workspace import (
     RootKind,
     Workspace,
     bank_name,
+    is_blank_template,
 )
 
 RULES = (
@@ -46,7 +47,7 @@ RULES = (
         "MB002",
         "memory-bank-core-empty",
         Severity.WARNING,
-        "memory bank core file with no content (only headings or nothing)",
+        "memory bank core file with no content (only headings, comments or placeholders)",
         rationale="warning: an empty core file says nothing; nothing is lost",
         doc="""
         A core file of the bank holds only headings, or nothing: the agent reads it for
@@ -149,11 +150,8 @@ def _named_in_bank(ws: Workspace) -> set[str]:
 
 
 def _is_empty(text: str) -> bool:
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped and not stripped.startswith("#") and stripped not in ("---", "-", "*"):
-            return False
-    return True
+    """Headings, comments and placeholders only (a template never filled in)."""
+    return is_blank_template(text)
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
@@ -182,17 +180,43 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 f"{'brief.md' if _kilo(ws) else 'projectbrief.md'} why not",
                 top,
             )
-    if doc.path.parent == ws.root and bank_name(doc.path.name) in core and _is_empty(doc.text):
+    if (
+        doc.path.parent == ws.root
+        and bank_name(doc.path.name) in core
+        and _is_empty(doc.text)
+        and not _unfilled_bank(ws, core)
+    ):
         yield ctx.diag(
             "MB002",
-            f"{doc.path.name} has no content (only headings or nothing): the agent reads it "
+            f"{doc.path.name} has no content (only headings, comments or placeholders): the "
+            "agent reads it "
             "for the bank's state and finds nothing; fill it in or remove it",
             top,
         )
-    if doc.path.parent == ws.root and bank_name(doc.path.name) in current:
+    if (
+        doc.path.parent == ws.root
+        and bank_name(doc.path.name) in current
+        and not _is_empty(doc.text)
+    ):  # an unfilled template holds no state to go stale (MB002 says it is empty)
         stale = _stale(ctx)
         if stale is not None:
             yield ctx.diag("MB003", stale, top)
+
+
+def _unfilled_bank(ws: Workspace, core: dict[str, str]) -> bool:
+    """Every core file at the bank's top is an unfilled template (headings, comments,
+    placeholders): a bank set up and never started, or a template its real banks in
+    subfolders are copied from — not one empty file of a bank in use (MB002's case)."""
+
+    def compute() -> bool:
+        files = [p for low, p in _present(ws).items() if low in core]
+        for path in files:
+            doc = ws.document(path)
+            if doc is None or not _is_empty(doc.text):
+                return False
+        return len(files) >= 2
+
+    return bool(ws.memo("memls.bank.unfilled", compute))
 
 
 def _stale(ctx: RuleContext) -> str | None:

@@ -469,10 +469,15 @@ def _duplicates(ctx: RuleContext) -> Iterator[Diagnostic]:
     me = _real(doc.path)
     if _in_templates(ws.root, doc.path):
         return  # a template is there to be copied: its copies are the ones judged
+    from memls.core.rules.stale import path_in_history_folder
+
+    kept = path_in_history_folder(ws, doc.path)
     if digest is not None:
         for other in _hash_index(ws).get(digest, []):
             if other == doc.path or other in reported or _real(other) == me:
                 continue  # `CLAUDE.md -> AGENTS.md`: one file under two names, no copy
+            if kept and path_in_history_folder(ws, other):
+                continue  # two snapshots kept in a history folder: records, copies by design
             reported.add(other)
             if _in_templates(ws.root, other):
                 message = (
@@ -495,6 +500,8 @@ def _duplicates(ctx: RuleContext) -> Iterator[Diagnostic]:
             continue
         if _in_templates(ws.root, partner):
             continue  # a filled-in copy of a template resembles it by design
+        if kept and path_in_history_folder(ws, partner):
+            continue  # snapshots in a history folder resemble one another by design
         reported.add(partner)
         yield ctx.diag(
             "MF003",

@@ -156,15 +156,28 @@ def name_date(name: str) -> _dt.date | None:
     return None
 
 
+_HISTORY_WORDS = frozenset({"history", "archive", "archives", "archived"})
+"""Words that make a compound folder name a history folder (``handoff-history/``)."""
+
+
 def in_history_folder(ws: Workspace, doc: Document) -> bool:
-    """A file in a folder named archive, old, history, past or legacy (below the
-    repository)."""
+    """A file in a folder named archive, old, history, past or legacy, or with history or
+    archive as a word of its name (``handoff-history/``, ``archive_2025/``), below the
+    repository."""
+    return path_in_history_folder(ws, doc.path)
+
+
+def path_in_history_folder(ws: Workspace, path: Path) -> bool:
     base = ws.repo_root or ws.root
     try:
-        parts = doc.path.parent.relative_to(base).parts
+        parts = path.parent.relative_to(base).parts
     except ValueError:
-        parts = (doc.path.parent.name,)
-    return any(part.casefold() in HISTORY_FOLDERS for part in parts)
+        parts = (path.parent.name,)
+    for part in parts:
+        low = part.casefold()
+        if low in HISTORY_FOLDERS or set(re.split(r"[-_.\s]+", low)) & _HISTORY_WORDS:
+            return True
+    return False
 
 
 def is_history(ws: Workspace, doc: Document) -> bool:

@@ -78,6 +78,8 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
         return False  # `use the [[filename]] format`: an example of the syntax, no link
     if link.kind == "markdown" and _math_notation(link, line):
         return False  # `f^[n](e0)`: f applied n times to e0, in a proof sketch
+    if link.kind == "markdown" and _ARRAY_TYPE.search(line[: link.start]):
+        return False  # `TEXT[](2026-07-12, batch)`: an array type, then a parenthesis
     if link.kind == "wikilink":
         if _DIRECTIVE.match(target):
             return False  # `[[reply_to_current]]`: an agent's reply directive, no note
@@ -177,6 +179,11 @@ def _explains_syntax(link: Link, line: str) -> bool:
 
 
 _MATH_BEFORE = re.compile(r"[\^_]\[[^\]]*\]\($")
+
+
+_ARRAY_TYPE = re.compile(r"\w\[\]\(<?\s*$")
+"""Empty brackets right after a word (``TEXT[]``, ``string[]``): an array type in prose or
+a schema, which a parenthesis after it makes look like a link with no text."""
 
 
 def _math_notation(link: Link, line: str) -> bool:
