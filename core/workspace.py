@@ -371,10 +371,14 @@ _MEMORY_BANK_LOWER = {bank_name(n) for n in MEMORY_BANK_FILES}
 KILO_BANK_FILES = ("brief.md", "product.md", "context.md", "architecture.md", "tech.md")
 """Kilo Code's memory bank (``.kilocode/rules/memory-bank/``): its five core files."""
 MEMORY_BANK_DIRS = ("memory-bank", "memory_bank", "cline_docs")
+_AGENT_NAMES = r"(?:claude|codex|devin|gemini|copilot|cursor|jules|aider|cline|windsurf|agent)"
+"""Agents a handoff is written to or by (``claude-handoff-auth.md``, ``X_HANDOFF_DEVIN.md``)."""
 _HANDOFF_NAME = re.compile(
     r"^(?:\.?(?:hand-?off|handover|pass-?off)(?:[-_. ][^/]*)?"
     r"|[\w.-]*[-_ ](?:hand-?off|handover|pass-?off)(?:[-_. ][A-Za-z]{0,2}\d[\w.-]*)?"
     r"|(?:19|20)\d{2}-?\d{2}-?\d{2}[-_ ](?:[\w.-]*[-_ ])?(?:hand-?off|handover)[-_ ][A-Za-z][\w-]*"
+    r"|(?:[\w.-]*[-_ ])?" + _AGENT_NAMES + r"[-_ ](?:hand-?off|handover)(?:[-_. ][^/]*)?"
+    r"|[\w.-]*[-_ ](?:hand-?off|handover)[-_ ](?:to[-_ ])?" + _AGENT_NAMES + r"(?:[-_. ][^/]*)?"
     r"|next[-_ ]?session(?:[-_. ][^/]*)?"
     r"|(?-i:SNAPSHOT)(?:-[^/]*)?|(?-i:PICKUP)|(?:session|context)[-_ ]?snapshot(?:[-_.][^/]*)?)\.md$",
     re.IGNORECASE,
@@ -931,8 +935,19 @@ def _current_state_name(name: str) -> bool:
     return name[:-3].lower().replace("_", "-").replace(" ", "-") in _CURRENT_STATE_STEMS
 
 
-_PLANNING_FILES = frozenset({"ROADMAP.md", "PROJECT.md", "REQUIREMENTS.md"})
-"""Beside ``.planning/STATE.md``, the files of GSD's planning folder (one is enough)."""
+_PLANNING_FILES = ("STATE.md", "PROJECT.md", "ROADMAP.md")
+"""The files GSD (get-shit-done) keeps at the top of ``.planning/`` and reads at the start
+of each session: where the work stands, what the project is, the phases and their status."""
+
+
+def gsd_planning_files(folder: Path, names: Iterable[str]) -> list[Path]:
+    """GSD's ``.planning/`` state files, when two of them are there (``STATE.md`` beside
+    ``ROADMAP.md``, or ``PROJECT.md`` beside ``ROADMAP.md``): those files alone — its
+    ``phases/`` plans and research are the work's, not its memory."""
+    have = [n for n in _PLANNING_FILES if n in set(names)]
+    return [folder / n for n in have] if len(have) >= 2 else []
+
+
 _OTHER_CHECKPOINT = re.compile(r"(?i)^checkpoint[-_ ](?P<stem>.+)\.md$")
 
 
@@ -1023,8 +1038,8 @@ def journal_notes(folder: Path) -> list[Path]:
         return []
     out = []
     in_agent_folder = folder.name.startswith(".") and folder.name[1:].lower() in _AGENT_WORDS
-    if folder.name == ".planning" and "STATE.md" in names and _PLANNING_FILES & set(names):
-        out.append(folder / "STATE.md")  # GSD's state file, read at the start of each session
+    if folder.name == ".planning":
+        out += gsd_planning_files(folder, names)  # GSD's state, read at each session's start
     for name in names:
         if (
             name in _STATE_FILES

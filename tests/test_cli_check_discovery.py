@@ -534,6 +534,9 @@ def test_handoff_names_with_a_session_id_are_handoffs_and_checkpoints_never_are(
         "hand-off.md",
         "2026-03-02-handover-maria.md",  # a dated handover to (or from) a person
         "20260302_team-handoff-kim.md",
+        "claude-handoff-context-load-curve.md",  # to or from an agent by name
+        "GRAPH_HANDOFF_DEVIN.md",
+        "handoff-to-codex-auth.md",
     ):
         assert is_handoff_name(name), name
     for name in (
@@ -550,6 +553,8 @@ def test_handoff_names_with_a_session_id_are_handoffs_and_checkpoints_never_are(
         "handovers.md",
         "2026-03-02-handover-guide.md",
         "2026-03-02-notes.md",
+        "agent-handoff-protocol.md",
+        "claude_handoff_format.md",
     ):
         assert not is_handoff_name(name), name
 
@@ -1141,7 +1146,11 @@ def test_checkpoints_of_other_names_dev_logs_and_memory_folders_without_an_index
     )
     roots = _roots(_check(repo))
     assert roots[".planning"]["kind"] == "notes", sorted(roots)
-    assert roots[".planning"]["files"] == [".planning/CHECKPOINT-phase-2.md", ".planning/STATE.md"]
+    assert roots[".planning"]["files"] == [
+        ".planning/CHECKPOINT-phase-2.md",
+        ".planning/ROADMAP.md",
+        ".planning/STATE.md",
+    ]  # GSD's state files and the checkpoint; not its phases/ plans
     assert roots[".claude/checkpoints"]["kind"] == "json"
     assert roots["docs/dev-log"]["kind"] == "notes"
     assert "docs/dev-log/history/2026-11-03.md" in roots["docs/dev-log"]["files"]
@@ -1232,3 +1241,21 @@ def test_claude_codes_settings_folder_is_not_an_orchestrator_of_its_memory(tmp_p
     data = _check(repo)
     assert ".claude/memory" in _roots(data)
     assert [c for c in _codes(data) if c[1] == "IX010"] == [], _codes(data)
+
+
+def test_gsd_planning_without_a_state_file(tmp_path: Path) -> None:
+    """GSD's `.planning/` with its PROJECT.md and ROADMAP.md (no STATE.md yet) is read as
+    notes, those two files alone; a `.planning/` of one roadmap is a plan, not memory."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            ".planning/PROJECT.md": "# Project\n\nA habit tracker; phase 3 is next.\n",
+            ".planning/ROADMAP.md": "# Roadmap\n\n- [x] Phase 1\n- [ ] Phase 3\n",
+            ".planning/phases/03-sync/03-01-PLAN.md": "# Plan\n\n- [ ] sync\n",
+            "web/.planning/ROADMAP.md": "# Roadmap\n\n1. launch\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert roots[".planning"]["files"] == [".planning/PROJECT.md", ".planning/ROADMAP.md"]
+    assert "web/.planning" not in roots
