@@ -744,6 +744,11 @@ def _needs_detect_secrets(segment: str) -> bool:
     return any(_credible_long_token(m.group(0)) for m in _LONG_RUN.finditer(segment))
 
 
+_TWILIO_APP_SID = re.compile(r"[\s=:\"']?AP[0-9a-f]{32}")  # the match may keep its separator
+"""A Twilio TwiML App SID (``AP`` and 32 lower-case hex digits): it names an application,
+like an Account SID names an account; Artifactory's ``AP…`` credentials are mixed-case."""
+
+
 def _detect_secrets_segment(segment: str, base: int, in_fence: bool) -> Iterator[Secret]:
     regex_plugins, keyword, entropy, heuristic = _detect_secrets()
     lines = segment.split("\n")
@@ -772,6 +777,8 @@ def _ds_line(
             code, kind = _ds_kind(plugin.secret_type, line)
             if plugin.secret_type == "Twilio API Key" and value.startswith("AC"):
                 continue  # an Account SID names the account; its Auth Token is the secret
+            if plugin.secret_type == "Artifactory Credentials" and _TWILIO_APP_SID.fullmatch(value):
+                continue  # `AP` and 32 hex digits: a Twilio TwiML App SID, the app's name
             if code == SC_PRIVATE_KEY:
                 continue  # the block itself is found by _PRIVATE_KEY, with its body
             if code == SC_API_KEY and not _credible_token(value) and len(value) < 24:

@@ -624,8 +624,11 @@ def root_kind(root: Path) -> RootKind:
 
 
 JSON_MEMORY_FOLDERS = frozenset(
-    {"memory", "memories", ".agentmemory", "agentmemory", "agent-memory", "agent_memory"}
-)
+    {
+        "memory", "memories", ".memory", ".memories", ".agentmemory", "agentmemory",
+        "agent-memory", "agent_memory",
+    }
+)  # fmt: skip
 """Folder names (lower-cased) that hold memory kept as JSON when they hold no Markdown."""
 JSON_FILES_MAX = 64
 _CODE_OR_DATA = re.compile(
@@ -639,17 +642,23 @@ _DATA_SUFFIXES = (".json", ".yaml", ".yml")
 
 def is_json_memory(folder: Path) -> bool:
     """A memory-named folder (``.agentMemory/``, ``memory/``) of JSON files and no Markdown:
-    a memory server's store or an agent's records, kept as JSON; and an agent folder's
-    ``checkpoints/`` of JSON or YAML files (``.claude/checkpoints/03.7.yaml``)."""
+    a memory server's store or an agent's records, kept as JSON; an agent folder's
+    ``checkpoints/`` of JSON or YAML files (``.claude/checkpoints/03.7.yaml``), and any
+    ``checkpoints/`` of YAML files only."""
     low = folder.name.lower()
-    if low == "checkpoints" and _in_agent_folder(folder, 1):
+    if low == "checkpoints":
         try:
             names = [e.name.lower() for e in os.scandir(folder) if e.is_file()]
         except OSError:
             return False
-        return any(n.endswith(_DATA_SUFFIXES) for n in names) and not any(
-            is_markdown_name(n) for n in names
-        )
+        if _in_agent_folder(folder, 1):
+            return any(n.endswith(_DATA_SUFFIXES) for n in names) and not any(
+                is_markdown_name(n) for n in names
+            )
+        # elsewhere, a folder of YAML checkpoints only (`05.1.yaml` …): a model's or a game's
+        # checkpoints are weights, JSON configs or saves, not a series of YAML files
+        yaml = [n for n in names if n.endswith((".yaml", ".yml"))]
+        return len(yaml) >= 2 and len(yaml) == len([n for n in names if n != "readme.md"])
     if low not in JSON_MEMORY_FOLDERS:
         return False
     top = repository_top(folder) or folder.parent
@@ -774,6 +783,8 @@ def is_notes_folder(folder: Path) -> bool:
         return bool(md)  # `checkpoints/latest.md`
     if name in ("handoff", "handoffs") and sum(1 for n in md if is_handoff_name(n)) * 2 >= len(md):
         return False  # a folder of handoffs: a handoff root
+    if name in ("handoff", "handoffs"):
+        return any("template" not in n.lower() for n in md)  # handoffs by where they are
     marked = sum(1 for n in md if _NUMBERED.search(n))
     if len(md) == 1:  # the first note of a series: `sessions/session-01.md`
         only = md[0].lower()
@@ -968,6 +979,13 @@ current task —, in capitals like ``HANDOFF.md``): the state to resume from, by
 
 
 _TOOL_MEMORY_NAME = re.compile(r"(?i)^(?:[\w.]+[-_])?memor(?:y|ies)\.md$")
+_OWNED_MEMORY_NAME = re.compile(
+    r"(?i)^(?:project|agent|agents|session|team|ai|claude|codex|copilot|gemini|cursor)[-_ ]"
+    r"memor(?:y|ies)\.md$"
+)
+"""A memory file named for whose memory it is (``project_memory.md``, ``agent-memory.md``):
+memory in any folder (a bare ``memory.md`` in a visible folder is as often a page about a
+memory feature)."""
 
 
 def tool_memory_notes(folder: Path) -> list[Path]:
@@ -980,7 +998,15 @@ def tool_memory_notes(folder: Path) -> list[Path]:
     gemini = folder / "GEMINI.md"
     saved = [gemini] if _holds_gemini_memories(gemini) else []
     if not folder.name.startswith(".") or folder.name == ".git":
-        return saved
+        try:
+            owned = [
+                Path(e.path)
+                for e in os.scandir(folder)
+                if _OWNED_MEMORY_NAME.match(e.name) and e.is_file()
+            ]
+        except OSError:
+            return saved
+        return sorted([*saved, *(p for p in owned if not _blank_template(p))])
     try:
         named = [
             Path(e.path)

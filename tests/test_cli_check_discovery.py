@@ -1259,3 +1259,35 @@ def test_gsd_planning_without_a_state_file(tmp_path: Path) -> None:
     roots = _roots(_check(repo))
     assert roots[".planning"]["files"] == [".planning/PROJECT.md", ".planning/ROADMAP.md"]
     assert "web/.planning" not in roots
+
+
+def test_memory_by_whose_it_is_hidden_json_handoff_folders_and_yaml_checkpoints(
+    tmp_path: Path,
+) -> None:
+    """A `project_memory.md` in any folder (that file alone), a hidden `.memory/` of JSON, a
+    `handoffs/` folder whose notes have other names, and a `checkpoints/` of YAML files are
+    memory; a `checkpoints/` of a model's weights and configs is not, nor a bare `memory.md`
+    page in the docs."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "docs/project_memory.md": "# Project memory\n\n- menus are generated nightly\n",
+            "docs/architecture.md": "# Architecture\n",
+            ".memory/memory.json": '{"entities": [{"name": "menu"}]}\n',
+            "docs/work/handoffs/frontmatter-lifecycle.md": "# Frontmatter\n\nNext: the parser.\n",
+            "plan/other/checkpoints/05.0.yaml": "phase: 5.0\n",
+            "plan/other/checkpoints/05.1.yaml": "phase: 5.1\n",
+            "ml/checkpoints/config.json": '{"layers": 6}\n',
+            "ml/checkpoints/trainer_state.json": '{"step": 100}\n',
+            "ml/checkpoints/model.safetensors": "weights\n",
+            "guide/memory.md": "# The memory feature\n\nHow the app remembers.\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert roots["docs"]["files"] == ["docs/project_memory.md"], sorted(roots)
+    assert roots[".memory"]["kind"] == "json"
+    assert roots["docs/work/handoffs"]["kind"] == "notes"
+    assert roots["plan/other/checkpoints"]["kind"] == "json"
+    assert "ml/checkpoints" not in roots
+    assert "guide" not in roots

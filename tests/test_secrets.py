@@ -471,3 +471,14 @@ def test_a_firebase_web_key_is_no_secret_but_another_google_key_is(tmp_path: Pat
     assert codes == [("SC001", 10)]
     assert web not in proc.stdout
     assert maps not in proc.stdout
+
+
+def test_a_twilio_app_sid_is_no_artifactory_credential() -> None:
+    """`AP` and 32 hex digits names a TwiML app (a public identifier, like an Account
+    SID); an Artifactory credential of that prefix, mixed-case, is still a secret."""
+    for _ in range(50):
+        sid = "AP" + secrets.token_hex(16)
+        assert find_secrets(f"- TwiML app: {sid}") == [], sid
+    credential = "AP" + "A" + rand(31, string.ascii_letters + string.digits)
+    found = find_secrets(f"ARTIFACTORY={credential}")
+    assert [s.code for s in found] == ["SC001"]
