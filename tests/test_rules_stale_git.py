@@ -472,3 +472,14 @@ def test_a_handoff_titled_resolved_is_history_but_a_status_far_down_is_not(repo:
     for n in range(3):
         commit_file(repo, f"src/u{n}.py", "x\n", f"work {n}")
     assert len(_check(repo, ".handoff.md", ("HO006",), stale_commits=2)) == 1
+
+
+def test_a_handoff_in_a_past_numbered_session_folder_is_history(repo: Path) -> None:
+    """`sessions/064/HANDOFF.md` with `sessions/065/` beside it: a later session took it up;
+    the newest session's handoff is still judged."""
+    commit_file(repo, "docs/sessions/064/HANDOFF.md", HANDOFF, "session 64")
+    commit_file(repo, "docs/sessions/065/HANDOFF.md", HANDOFF, "session 65")
+    for n in range(3):
+        commit_file(repo, f"src/s{n}.py", "x\n", f"work {n}")
+    assert _check(repo / "docs/sessions/064", "HANDOFF.md", ("HO006",), stale_commits=2) == []
+    assert len(_check(repo / "docs/sessions/065", "HANDOFF.md", ("HO006",), stale_commits=2)) == 1

@@ -200,6 +200,8 @@ def is_history(ws: Workspace, doc: Document) -> bool:
         return True  # the sessions logged beside it after its day took it up
     if _all_done(doc) or _closed(doc):
         return True  # every item ticked, or marked resolved: a record of finished work
+    if _later_session_folder(doc.path):
+        return True  # `sessions/064/HANDOFF.md` beside `sessions/065/`: a past session's
     return ws.memo(
         f"memls.stale.superseded:{path}", lambda: _superseded(ws, doc) or _answered(path)
     )
@@ -208,6 +210,27 @@ def is_history(ws: Workspace, doc: Document) -> bool:
 _TASK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+\[([ xX✓✔-])\]", re.MULTILINE)
 ALL_DONE_MIN = 2
 """A handoff with this many checklist items or more, all ticked, is finished work."""
+
+
+_SESSION_FOLDER = re.compile(r"(?i)^(?:session[-_ ]?)?(\d{1,4})$")
+
+
+def _later_session_folder(path: Path) -> bool:
+    """A handoff in a numbered session's folder (``sessions/064/``, ``session-12/``) with a
+    later-numbered session folder beside it: the sessions since took it up."""
+    match = _SESSION_FOLDER.match(path.parent.name)
+    if match is None:
+        return False
+    mine = int(match[1])
+    try:
+        siblings = [e.name for e in os.scandir(path.parent.parent) if e.is_dir()]
+    except OSError:
+        return False
+    for name in siblings:
+        other = _SESSION_FOLDER.match(name)
+        if other is not None and int(other[1]) > mine:
+            return True
+    return False
 
 
 def _all_done(doc: Document) -> bool:
