@@ -932,6 +932,10 @@ _LOG_BY_NAME = re.compile(
 """A session or agent log is one by its name alone, dated headings or not (``SESSION_LOG.md``
 whose entries are headed by phase); a ``journal.md`` or ``memory.md`` must be dated."""
 _STATE_FILES = frozenset({"CHECKPOINT.md", "SESSION-STATE.md", "SESSION_STATE.md", "NOW.md"})
+_SESSION_REPORT = re.compile(r"^SESSION[-_ ]?\d{1,4}(?:[-_ ][\w-]*)?\.md$")
+"""A numbered session's report in capitals (``SESSION23_SUMMARY.md``, ``SESSION-12.md``):
+two or more in a folder are an agent's notes session by session (a workshop's
+``Session 1 - Intro.md`` is a lesson)."""
 _SESSION_STATE_NAMES = frozenset({"session-state.md", "session_state.md"})
 """A session's state note by its name in any case (``change_tracking/session_state.md``)."""
 _CURRENT_STATE_STEMS = frozenset({"current-state", "current-status"})
@@ -1066,6 +1070,9 @@ def journal_notes(folder: Path) -> list[Path]:
     in_agent_folder = folder.name.startswith(".") and folder.name[1:].lower() in _AGENT_WORDS
     if folder.name == ".planning":
         out += gsd_planning_files(folder, names)  # GSD's state, read at each session's start
+    reports = [n for n in names if _SESSION_REPORT.match(n)]
+    if len(reports) >= 2:
+        out += [folder / n for n in reports]  # SESSION12_COMPLETE.md, SESSION13_SUMMARY.md
     for name in names:
         if (
             name in _STATE_FILES

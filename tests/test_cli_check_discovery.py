@@ -1170,7 +1170,8 @@ def test_a_yaml_checkpoint_is_searched_for_secrets(tmp_path: Path) -> None:
 
 
 def test_numbered_session_logs_and_a_session_state_note(tmp_path: Path) -> None:
-    """`docs/logs/session_07_auth.md` … is an agent's log, one file a session, and a
+    """`docs/logs/session_07_auth.md` … is an agent's log, one file a session, so are numbered
+    session reports in capitals at the top (`SESSION12_COMPLETE.md`), and a
     lower-case `session_state.md` a session's state; a workshop's numbered sessions are
     lessons, and a `logs/` of other files is no log of sessions."""
     repo = _repo(tmp_path)
@@ -1181,6 +1182,8 @@ def test_numbered_session_logs_and_a_session_state_note(tmp_path: Path) -> None:
             "docs/logs/session_08_feed.md": "# Session 8\n\n- the feed\n",
             "change_tracking/session_state.md": "# Session state\n\nOn the feed.\n",
             "change_tracking/change_index.md": "# Changes\n\n- 12 files\n",
+            "SESSION12_COMPLETE.md": "# Session 12\n\nThe parser is done.\n",
+            "SESSION13_SUMMARY.md": "# Session 13\n\nNext: the feed.\n",
             "workshop/session-1.md": "# Session 1: variables\n",
             "workshop/session-2.md": "# Session 2: loops\n",
             "ops/logs/nginx.md": "# nginx\n",
@@ -1191,6 +1194,7 @@ def test_numbered_session_logs_and_a_session_state_note(tmp_path: Path) -> None:
     roots = _roots(_check(repo))
     assert roots["docs/logs"]["kind"] == "notes", sorted(roots)
     assert roots["change_tracking"]["files"] == ["change_tracking/session_state.md"]
+    assert roots["."]["files"] == ["SESSION12_COMPLETE.md", "SESSION13_SUMMARY.md"]
     assert "workshop" not in roots
     assert "ops/logs" not in roots
 
