@@ -995,30 +995,20 @@ memory feature)."""
 def tool_memory_notes(folder: Path) -> list[Path]:
     """An agent tool's memory file beside its instructions in a hidden folder, named for
     what it is: ``.github/copilot-memory.md`` (beside ``copilot-instructions.md``),
-    ``.cursor/project-memory.md``, ``.gemini/agent_memory.md``. Only those files are read:
+    ``.cursor/project-memory.md``, ``.gemini/agent_memory.md``; in a visible folder, one
+    named for whose memory it is (``docs/project_memory.md``). Only those files are read:
     the folder's other files are the tool's settings, templates and workflows. And a
     ``GEMINI.md`` holding Gemini CLI's ``## Gemini Added Memories`` (what its ``save_memory``
     tool appends, in any folder): that file alone."""
     gemini = folder / "GEMINI.md"
     saved = [gemini] if _holds_gemini_memories(gemini) else []
-    if not folder.name.startswith(".") or folder.name == ".git":
-        try:
-            owned = [
-                Path(e.path)
-                for e in os.scandir(folder)
-                if _OWNED_MEMORY_NAME.match(e.name) and e.is_file()
-            ]
-        except OSError:
-            return saved
-        return sorted([*saved, *(p for p in owned if not _blank_template(p))])
+    if folder.name == ".git":
+        return saved
+    pattern = _TOOL_MEMORY_NAME if folder.name.startswith(".") else _OWNED_MEMORY_NAME
     try:
-        named = [
-            Path(e.path)
-            for e in os.scandir(folder)
-            if _TOOL_MEMORY_NAME.match(e.name) and e.is_file()
-        ]
+        named = [Path(e.path) for e in os.scandir(folder) if pattern.match(e.name) and e.is_file()]
     except OSError:
-        return []
+        return saved
     return sorted([*saved, *(p for p in named if not _blank_template(p))])
 
 
