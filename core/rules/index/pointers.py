@@ -213,8 +213,9 @@ _AUTO_MEMORY_NOTE = re.compile(r"(?i)^(?:user|feedback|project|reference)[-_][\w
 def _in_claude_auto_memory(ws: Workspace, target: str) -> bool:
     """A wikilink named like a note of Claude Code's auto memory (``reference_ci_gotchas``,
     ``feedback-commit-style``), written in a handoff or notes root (or a root with no index,
-    a sprint folder's log and retro), not a memory folder of such notes: Claude Code keeps that memory in the owner's home folder
-    (``~/.claude/projects/<slug>/memory/``), which no checkout holds."""
+    a sprint folder's log and retro), not a memory folder of such notes: Claude Code keeps
+    that memory in the owner's home folder (``~/.claude/projects/<slug>/memory/``), which
+    no checkout holds."""
     unindexed = ws.root_kind is RootKind.MEMORY and not ws.index_path.is_file()
     if ws.root_kind not in (RootKind.HANDOFF, RootKind.NOTES) and not unindexed:
         return False  # (a sprint folder's log.md and retro: memory with no index of notes)
