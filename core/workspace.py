@@ -1212,8 +1212,16 @@ designer's hand-off to the developers (``design/<bundle>/HANDOFF.md``), or the r
 an experiment's run (``runs/``), not handoffs between sessions."""
 
 
+HANDOFF_TREES = frozenset({"plans", "specs"})
+"""Trees searched for handoffs alone (``specs/032-reply/HANDOFF.md``, ``docs/plans/handoffs/``):
+their other files are the work's plans and specs, never memory."""
+
+
 def _handoff_files(folder: Path) -> list[Path]:
-    if folder.name.lower() in NOT_MEMORY_FOLDERS or folder.parent.name.lower() == "agents":
+    low = folder.name.lower()
+    if (low in NOT_MEMORY_FOLDERS and low not in HANDOFF_TREES) or (
+        folder.parent.name.lower() == "agents"
+    ):
         return []  # `agents/brand/HANDOFF.md`: one agent role's brief to another
     try:
         entries = [e for e in os.scandir(folder) if e.is_file()]
@@ -1225,9 +1233,28 @@ def _handoff_files(folder: Path) -> list[Path]:
         # a backlog of 3,000 items or 400 reports, one of them about a "…-handoff": a
         # topic among many, unless it is named a handoff from its first word
         named = [p for p in named if _LEADING_HANDOFF.match(p.name)]
+    if named and _in_handoff_tree(folder):
+        # among plans and specs, a handoff says so from its first word or is addressed to an
+        # agent (`specs/032/HANDOFF.md`, `X_HANDOFF_CLAUDE.md`); `2026-06-23-foreign-handoff.md`
+        # is a plan about handing off
+        named = [p for p in named if _LEADING_HANDOFF.match(p.name) or _TO_AGENT.search(p.name)]
     return sorted(p for p in named if _handoff_file_has_state(p))
 
 
+def _in_handoff_tree(folder: Path) -> bool:
+    """Whether ``folder`` is (below) a ``plans/`` or ``specs/`` folder of its repository."""
+    top = repository_top(folder)
+    try:
+        parts = folder.relative_to(top).parts if top is not None else (folder.name,)
+    except ValueError:
+        parts = (folder.name,)
+    return any(part.lower() in HANDOFF_TREES for part in parts)
+
+
+_TO_AGENT = re.compile(
+    r"(?i)(?:^|[-_ ])" + _AGENT_NAMES + r"[-_ ](?:hand-?off|handover)"
+    r"|(?:hand-?off|handover)[-_ ](?:to[-_ ])?" + _AGENT_NAMES + r"(?:$|[-_. ])"
+)
 _CROWD = 20
 _LEADING_HANDOFF = re.compile(r"(?i)^\.?(?:hand-?off|handover|pass-?off|next[-_ ]?session)")
 
@@ -2174,9 +2201,9 @@ def discover(folder: Path, *, home: Path | None = None) -> Discovery:
         skip_top = set()  # the top holds named files only: the rest is still searched
     repo_top = repository_top(folder) or folder
     entries_seen = 0
-    stack: list[tuple[Path, int, Instructed]] = [(folder, 0, top_named)]
+    stack: list[tuple[Path, int, Instructed, bool]] = [(folder, 0, top_named, False)]
     while stack:
-        place, depth, named = stack.pop()
+        place, depth, named, handoffs_only = stack.pop()
         if place != folder:
             named = merged(named, read_instructions(place, repo_top))
         result.folders += 1
@@ -2195,14 +2222,20 @@ def discover(folder: Path, *, home: Path | None = None) -> Discovery:
                     continue
             except OSError:
                 continue
-            if name in WALK_SKIP or _not_memory_tree(name):
+            if name in WALK_SKIP:
+                continue
+            only = handoffs_only or name.lower() in HANDOFF_TREES
+            if _not_memory_tree(name) and not only:
                 continue
             sub = Path(entry.path)
             if place == folder and ("*" in skip_top or name in skip_top):
                 continue
             if _is_virtualenv(sub):
                 continue
-            kind = _walk_candidate(sub, top=False, named=named)
+            if only:  # below plans/ and specs/: handoffs alone
+                kind = RootKind.HANDOFF if _handoff_files(sub) else None
+            else:
+                kind = _walk_candidate(sub, top=False, named=named)
             if kind is not None:
                 found.append(sub)
                 sub_choice = layout_choice(sub) if kind is RootKind.MEMORY else None
@@ -2214,7 +2247,7 @@ def discover(folder: Path, *, home: Path | None = None) -> Discovery:
                 if result.truncated is None:
                     result.truncated = f"folders deeper than {WALK_MAX_DEPTH} levels not searched"
                 continue
-            stack.append((sub, depth + 1, named))
+            stack.append((sub, depth + 1, named, only))
     if (folder / "transcripts" / ".handoff.md").is_file() and folder not in found:
         found.append(folder)
     auto = claude_memory_dir(folder, home)

@@ -1295,3 +1295,30 @@ def test_memory_by_whose_it_is_hidden_json_handoff_folders_and_yaml_checkpoints(
     assert roots["plan/other/checkpoints"]["kind"] == "json"
     assert "ml/checkpoints" not in roots
     assert "guide" not in roots
+
+
+def test_handoffs_among_plans_and_specs(tmp_path: Path) -> None:
+    """`plans/` and `specs/` are searched for handoffs alone: a feature's `HANDOFF.md` and a
+    handoff addressed to an agent are found; a plan about handing off, a handoff template
+    and the plans themselves are not memory."""
+    repo = _repo(tmp_path)
+    state = "# Handoff\n\n## Current State\nThe reply resolver half done in `src/reply.py`.\n"
+    _write(
+        repo,
+        {
+            "specs/in-progress/032-reply/HANDOFF.md": state,
+            "specs/in-progress/032-reply/spec.md": "# Spec\n\nReplies quote the message.\n",
+            "docs/plans/handoffs/GRAPH_HANDOFF_CLAUDE.md": state,
+            "docs/plans/2026-06-23-foreign-handoff.md": "# Plan\n\n## Next Steps\n- build\n",
+            "docs/plans/2026-06-24-ux.md": "# Plan\n\n- polish\n",
+            "plans/templates/HANDOFF-TEMPLATE.md": "# Handoff\n\n## Current State\n<fill>\n",
+        },
+    )
+    data = _check(repo)
+    roots = _roots(data)
+    assert roots["specs/in-progress/032-reply"]["kind"] == "handoff", sorted(roots)
+    assert roots["specs/in-progress/032-reply"]["files"] == [
+        "specs/in-progress/032-reply/HANDOFF.md"
+    ]
+    assert roots["docs/plans/handoffs"]["kind"] == "handoff"
+    assert not any(r == "docs/plans" or r.startswith("plans") for r in roots), sorted(roots)
