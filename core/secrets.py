@@ -252,6 +252,8 @@ _PROSE_PASSWORD = re.compile(
 )
 """``password: …`` in a sentence beside a host; not ``password-protected`` (a word), nor the
 ``{password}`` of a template (what follows its brace is the host)."""
+_ESCAPED_BREAK = re.compile(r"\\[nrt]")
+"""A line break or tab escaped inside a JSON string (``\n``): the prose it is in ends there."""
 _PASSWORD_WORD = re.compile(r"(?i:pass|pwd)")
 _HOST = re.compile(
     r"\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[\w.-]+@[\w-]+(?:\.[\w-]+)+\b|\bssh\b|\bhost\b"
@@ -729,7 +731,8 @@ def _scan_segment(segment: str, base: int, in_fence: bool) -> Iterator[Secret]:
         host = _HOST.search(segment) is not None
     if host:
         for match in _PROSE_PASSWORD.finditer(segment):
-            value = match["value"].rstrip(":*.)")
+            # a JSON string's `\n` ends the sentence: `password prompt\n- next item`
+            value = _ESCAPED_BREAK.split(match["value"], maxsplit=1)[0].rstrip(":*.)")
             if "**" not in value and not value.startswith("@") and _credible_password(value):
                 start = base + match.start("value")
                 yield Secret(

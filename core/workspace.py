@@ -626,7 +626,7 @@ def root_kind(root: Path) -> RootKind:
 JSON_MEMORY_FOLDERS = frozenset(
     {
         "memory", "memories", ".memory", ".memories", ".agentmemory", "agentmemory",
-        "agent-memory", "agent_memory",
+        "agent-memory", "agent_memory", ".beads",
     }
 )  # fmt: skip
 """Folder names (lower-cased) that hold memory kept as JSON when they hold no Markdown."""
@@ -637,12 +637,13 @@ _CODE_OR_DATA = re.compile(
 )
 
 
-_DATA_SUFFIXES = (".json", ".yaml", ".yml")
+_DATA_SUFFIXES = (".json", ".jsonl", ".yaml", ".yml")
 
 
 def is_json_memory(folder: Path) -> bool:
-    """A memory-named folder (``.agentMemory/``, ``memory/``) of JSON files and no Markdown:
-    a memory server's store or an agent's records, kept as JSON; an agent folder's
+    """A memory-named folder (``.agentMemory/``, ``memory/``, Beads' ``.beads/``) of JSON
+    (or JSON Lines) files and no Markdown but a README: a memory server's store or an
+    agent's records, kept as JSON; an agent folder's
     ``checkpoints/`` of JSON or YAML files (``.claude/checkpoints/03.7.yaml``), and any
     ``checkpoints/`` of YAML files only."""
     low = folder.name.lower()
@@ -672,7 +673,8 @@ def is_json_memory(folder: Path) -> bool:
         names = [e.name.lower() for e in os.scandir(folder) if e.is_file(follow_symlinks=False)]
     except OSError:
         return False
-    return any(n.endswith(".json") for n in names) and not any(is_markdown_name(n) for n in names)
+    data = any(n.endswith((".json", ".jsonl")) for n in names)
+    return data and not any(is_markdown_name(n) and n != "readme.md" for n in names)
 
 
 def json_memory_files(folder: Path) -> list[Path]:
@@ -1144,9 +1146,11 @@ def is_agent_notes_folder(folder: Path) -> bool:
     if name in _KNOWLEDGE_FOLDERS:
         above = set(re.split(r"[-_.\s]+", folder.parent.name.lower().lstrip(".")))
         return bool(above & _AGENT_TOOLS) and _markdown_count(folder) >= 2
-    in_agent = name in ("state", "status") and _in_agent_folder(folder, 1)
+    in_agent = (name in ("state", "status") or bool(words & _CONTEXT_WORDS)) and _in_agent_folder(
+        folder, 1
+    )  # `.agents/state/`, `.claude/context/`: an agent's context folder
     if not agent and not words & _CONTEXT_WORDS and not in_agent:
-        return False  # `.agents/state/`: an agent's context folder by another name
+        return False
     try:
         entries = list(os.scandir(folder))
     except OSError:
@@ -1154,6 +1158,8 @@ def is_agent_notes_folder(folder: Path) -> bool:
     md = [e.name for e in entries if e.is_file() and is_markdown_name(e.name)]
     if len(md) < 2:
         return False
+    if in_agent:
+        return True  # what the agent keeps in its own folder's context/ or state/
     if not agent:
         return any(_is_state_note(n) for n in md)
     if any(e.name == ".git" for e in entries):
@@ -1161,7 +1167,8 @@ def is_agent_notes_folder(folder: Path) -> bool:
     if any(is_memory_note_name(n) for n in md):
         return True
     if name.startswith("."):
-        return False  # a hidden spec folder
+        # `.opus/STATE.md`; else a hidden spec folder (GSD's `.planning/`: its state files alone)
+        return name != ".planning" and any(_is_state_note(n) for n in md)
     return any(
         e.name.lower() in _MEMORY_SUBFOLDERS and e.is_dir(follow_symlinks=False) and _has_md(e.path)
         for e in entries
@@ -1212,6 +1219,9 @@ designer's hand-off to the developers (``design/<bundle>/HANDOFF.md``), or the r
 an experiment's run (``runs/``), not handoffs between sessions."""
 
 
+_INSTRUCTION_FOLDERS = frozenset({"rules", "contracts"})
+"""Folders of an agent's rules and a workflow's contracts (``.claude/rules/``,
+``.kilocode/contracts/``): a handoff-named file there says how to hand off, it is none."""
 HANDOFF_TREES = frozenset({"plans", "specs"})
 """Trees searched for handoffs alone (``specs/032-reply/HANDOFF.md``, ``docs/plans/handoffs/``):
 their other files are the work's plans and specs, never memory."""
@@ -1233,7 +1243,9 @@ def _handoff_files(folder: Path) -> list[Path]:
         # a backlog of 3,000 items or 400 reports, one of them about a "…-handoff": a
         # topic among many, unless it is named a handoff from its first word
         named = [p for p in named if _LEADING_HANDOFF.match(p.name)]
-    if named and _in_handoff_tree(folder):
+    if named and _below(folder, _INSTRUCTION_FOLDERS):
+        return []  # `.claude/rules/context-handoff.md`: a rule on handing off
+    if named and _below(folder, HANDOFF_TREES):
         # among plans and specs, a handoff says so from its first word or is addressed to an
         # agent (`specs/032/HANDOFF.md`, `X_HANDOFF_CLAUDE.md`); `2026-06-23-foreign-handoff.md`
         # is a plan about handing off
@@ -1241,14 +1253,14 @@ def _handoff_files(folder: Path) -> list[Path]:
     return sorted(p for p in named if _handoff_file_has_state(p))
 
 
-def _in_handoff_tree(folder: Path) -> bool:
-    """Whether ``folder`` is (below) a ``plans/`` or ``specs/`` folder of its repository."""
+def _below(folder: Path, names: frozenset[str]) -> bool:
+    """Whether ``folder`` is (below) a folder of one of ``names`` in its repository."""
     top = repository_top(folder)
     try:
         parts = folder.relative_to(top).parts if top is not None else (folder.name,)
     except ValueError:
         parts = (folder.name,)
-    return any(part.lower() in HANDOFF_TREES for part in parts)
+    return any(part.lower() in names for part in parts)
 
 
 _TO_AGENT = re.compile(

@@ -1167,6 +1167,13 @@ def test_a_yaml_checkpoint_is_searched_for_secrets(tmp_path: Path) -> None:
     data = _check(repo)
     assert [c for p, c in _codes(data) if p == ".claude/checkpoints/04.yaml"] == ["SC001"], data
     assert token not in json.dumps(data)
+    before = (repo / ".claude/checkpoints/04.yaml").read_bytes()
+    run_memls("check", ".", "--fix", "--exit-zero", cwd=repo)
+    assert (repo / ".claude/checkpoints/04.yaml").read_bytes() == before  # found, never fixed
+    _write(repo, {".beads/issues.jsonl": f'{{"id": "bd-1", "note": "token {token}"}}\n'})
+    beads = [d for d in _check(repo)["diagnostics"] if d["path"] == ".beads/issues.jsonl"]
+    assert [d["code"] for d in beads] == ["SC001"]
+    assert "transcript" not in beads[0]["message"]  # a store's records, not an archive
 
 
 def test_numbered_session_logs_and_a_session_state_note(tmp_path: Path) -> None:
@@ -1322,3 +1329,29 @@ def test_handoffs_among_plans_and_specs(tmp_path: Path) -> None:
     ]
     assert roots["docs/plans/handoffs"]["kind"] == "handoff"
     assert not any(r == "docs/plans" or r.startswith("plans") for r in roots), sorted(roots)
+
+
+def test_an_agents_context_folder_a_hidden_state_folder_and_beads(tmp_path: Path) -> None:
+    """`.claude/context/` (the agent's own context notes), a hidden `.opus/` holding a
+    STATE.md and Beads' `.beads/` issues (JSON Lines, searched for secrets) are memory;
+    `.claude/rules/` is instructions: a handoff-named rule there is no handoff."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            ".claude/context/session_context.md": "# Session\n\nOn the tuner.\n",
+            ".claude/context/decision_log.md": "# Decisions\n\n- keep the cache\n",
+            ".claude/rules/context-handoff.md": "# Handoff\n\n## Current State\nWrite it.\n",
+            ".kilocode/contracts/thinking/thinking_handoff.md": "# Handoff\n\n## Context\nFields.\n",
+            ".opus/STATE.md": "# State\n\nThe importer is next.\n",
+            ".opus/BACKLOG.md": "# Backlog\n\n- export\n",
+            ".beads/README.md": "# Beads\n",
+            ".beads/issues.jsonl": '{"id": "bd-1", "title": "the importer"}\n',
+        },
+    )
+    roots = _roots(_check(repo))
+    assert roots[".claude/context"]["kind"] == "notes", sorted(roots)
+    assert roots[".opus"]["kind"] == "notes"
+    assert roots[".beads"]["kind"] == "json"
+    assert ".claude/rules" not in roots
+    assert ".kilocode/contracts/thinking" not in roots  # a workflow's contract, no handoff

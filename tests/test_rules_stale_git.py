@@ -483,3 +483,18 @@ def test_a_handoff_in_a_past_numbered_session_folder_is_history(repo: Path) -> N
         commit_file(repo, f"src/s{n}.py", "x\n", f"work {n}")
     assert _check(repo / "docs/sessions/064", "HANDOFF.md", ("HO006",), stale_commits=2) == []
     assert len(_check(repo / "docs/sessions/065", "HANDOFF.md", ("HO006",), stale_commits=2)) == 1
+
+
+@pytest.mark.parametrize(
+    "banner",
+    [
+        "> **DEPRECATED — retained as historical reference**",
+        "Superseded by: docs/HANDOFF.md",
+        "> Deprecated: 2026-06-15",
+    ],
+)
+def test_a_handoff_with_a_deprecated_banner_is_history(repo: Path, banner: str) -> None:
+    commit_file(repo, ".handoff.md", HANDOFF.replace("\n\n", f"\n\n{banner}\n\n", 1), "h")
+    for n in range(3):
+        commit_file(repo, f"src/d{n}.py", "x\n", f"work {n}")
+    assert _check(repo, ".handoff.md", ("HO006",), stale_commits=2) == []

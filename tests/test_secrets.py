@@ -482,3 +482,14 @@ def test_a_twilio_app_sid_is_no_artifactory_credential() -> None:
     credential = "AP" + "A" + rand(31, string.ascii_letters + string.digits)
     found = find_secrets(f"ARTIFACTORY={credential}")
     assert [s.code for s in found] == ["SC001"]
+
+
+def test_prose_in_a_json_string_ends_at_its_escaped_line_break() -> None:
+    """In a store's JSON Lines a note's lines are joined by `\\n` escapes: "can hang on a
+    password prompt\\n- next item" names no password; a real one beside a host still is."""
+    line = '{"notes": "- the CLI can hang on a password prompt\\n- ssh to db.example.com"}'
+    assert "\\n" in line
+    assert [s for s in find_secrets(line) if s.code == "SC004"] == []
+    real = "P4ss" + rand(10)
+    found = find_secrets(f'{{"notes": "ssh to db.example.com, the password is {real}"}}')
+    assert [s.code for s in found] == ["SC004"]

@@ -263,7 +263,8 @@ def check_file(workspace: Workspace, path: Path) -> list[Diagnostic]:
     cfg = workspace.config
     allowed = frozenset(cfg.allow_secrets)
     out: list[Diagnostic] = []
-    if path.suffix.lower() == ".jsonl":
+    kept = workspace.root_kind is RootKind.JSON  # a store's JSON, JSON Lines or YAML
+    if path.suffix.lower() == ".jsonl" and not kept:
         out.extend(_transcript_diagnostics(path, allowed))
     else:
         from memls.core.parse import parse_bytes
@@ -276,7 +277,7 @@ def check_file(workspace: Workspace, path: Path) -> list[Diagnostic]:
         if not find_secrets(text):
             return []  # most files: no need to parse for fences and suppressions
         doc = parse_bytes(data, path)  # fences and suppressions (lines are the same)
-        store = path.suffix.lower() == ".json"  # a memory server's store: its to rewrite
+        store = kept or path.suffix.lower() == ".json"  # a memory server's store: its to rewrite
         found = secret_diagnostics(
             path, text, fences=doc.fences, allowed=allowed, fixable=not store
         )
@@ -287,8 +288,9 @@ def check_file(workspace: Workspace, path: Path) -> list[Diagnostic]:
 def fix_file(workspace: Workspace, path: Path) -> tuple[bytes | None, int]:
     """New bytes for a scanned-only Markdown or text file with its secrets replaced by
     placeholders (``memls check --fix``), and how many; every other byte kept. A transcript
-    is never rewritten, nor a JSON memory store (its server owns the format)."""
-    if path.suffix.lower() in (".jsonl", ".json"):
+    is never rewritten, nor a JSON memory store (its server owns the format), nor any file
+    of a ``json`` root (YAML checkpoints, Beads' issues)."""
+    if path.suffix.lower() in (".jsonl", ".json") or workspace.root_kind is RootKind.JSON:
         return None, 0
     from memls.core.fixes import apply_fixes
 

@@ -252,6 +252,10 @@ _CLOSED = re.compile(
     r"[ \t.!*_)\]]*(?:$|[-—–(:,;/]|\d|(?:on|in|by|at|via|since|see)\b)"
     # `# Handoff — RESOLVED`, `# [CLOSED] Session handoff`: a title in capitals
     r"|(?-i:^#\s.*\b(?:RESOLVED|CLOSED|COMPLETED|DONE|SUPERSEDED|OBSOLETE|ARCHIVED)\b)"
+    # `> **DEPRECATED — retained as historical reference**`: a banner in capitals
+    r"|(?-i:^\s{0,3}(?:>\s*)?[*_]{0,2}(?:DEPRECATED|SUPERSEDED|OBSOLETE|ARCHIVED)\b)"
+    # `Deprecated: 2026-06-15`, `Superseded by: docs/HANDOFF.md`
+    r"|^\s{0,3}(?:>\s*)?\**(?:deprecated|superseded(?: by)?|replaced by)\**\s*:"
 )
 CLOSED_HEAD_LINES = 30
 """How far down a handoff its status of resolved (closed, done, superseded) is looked for."""

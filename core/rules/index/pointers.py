@@ -80,6 +80,8 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
         return False  # `f^[n](e0)`: f applied n times to e0, in a proof sketch
     if link.kind == "markdown" and _ARRAY_TYPE.search(line[: link.start]):
         return False  # `TEXT[](2026-07-12, batch)`: an array type, then a parenthesis
+    if _said_future(line):
+        return False  # `docs/DESIGN_SYSTEM.md` — Future (if needed): a file still to write
     if link.kind == "wikilink":
         if _DIRECTIVE.match(target):
             return False  # `[[reply_to_current]]`: an agent's reply directive, no note
@@ -94,8 +96,6 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
         return False  # `@file.md` = import: a legend of the syntax, no file
     if link.kind in ("code", "bullet") and doc is not None and _said_absent(doc, link.line):
         return False  # under "these files are NOT in this directory": mentions, no pointers
-    if _said_future(line):
-        return False  # `docs/DESIGN_SYSTEM.md` — Future (if needed): a file still to write
     if _beyond_reach(ws, link, target):
         return False
     if is_backup_copy(ws.repo_root) and not _into_a_copied_folder(ws, link):
@@ -270,6 +270,7 @@ _POINTER_AFTER = re.compile(r"^`?(?:\*\*)?\s*(?:$|[—–:(,;|→]|-{1,2}(?:\s|$
 
 _FUTURE = re.compile(
     r"(?i)\b(?:future|planned|if needed|when needed|to be (?:created|written|added)|"
+    r"(?:if|once|when) (?:it is |it's )?(?:written|created)|if (?:it )?exists|"
     r"not (?:yet )?(?:created|written)|not written yet|tbd|"
     r"in each (?:project|repo(?:sitory)?)|per[- ]project|project[- ]level|"
     r"(?:private|local)[- ]only|not (?:in|committed to) (?:the |this )?repo(?:sitory)?|"
