@@ -638,6 +638,9 @@ _CODE_OR_DATA = re.compile(
 
 
 _DATA_SUFFIXES = (".json", ".jsonl", ".yaml", ".yml")
+_MEMORY_DATA_NAME = re.compile(r"(?i)^(?:[\w.]+[-_])?memor(?:y|ies)(?:[-_][\w.-]+)?\.jsonl?$")
+"""A memory store's file by its name (``memory.jsonl``, ``memory-project.jsonl``): in a
+hidden folder, a tool's memory kept as JSON (the MCP knowledge graph's ``.aim/``)."""
 
 
 def is_json_memory(folder: Path) -> bool:
@@ -660,6 +663,12 @@ def is_json_memory(folder: Path) -> bool:
         # checkpoints are weights, JSON configs or saves, not a series of YAML files
         yaml = [n for n in names if n.endswith((".yaml", ".yml"))]
         return len(yaml) >= 2 and len(yaml) == len([n for n in names if n != "readme.md"])
+    if low.startswith(".") and low not in _NOT_NOTES_FOLDERS:
+        try:
+            if any(_MEMORY_DATA_NAME.match(e.name) and e.is_file() for e in os.scandir(folder)):
+                return True  # `.aim/memory.jsonl`, `.lovable/memory.json`: a tool's memory store
+        except OSError:
+            return False
     if low not in JSON_MEMORY_FOLDERS:
         return False
     top = repository_top(folder) or folder.parent
@@ -1952,8 +1961,10 @@ def _looks_like_memory_folder(folder: Path) -> bool:
         md = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
     except OSError:
         md = []
-    if len(md) >= 2 and any(is_own_index_name(n) or _is_state_note(n) for n in md):
-        return True  # an index of its own, or a note of where the work stands (CURRENT_STATE.md)
+    if len(md) >= 2 and any(
+        is_own_index_name(n) or _is_state_note(n) or is_memory_note_name(n) for n in md
+    ):
+        return True  # an index of its own, a state note (CURRENT_STATE.md), LESSONS_LEARNED.md
     if folder.name.startswith(".") and md:
         return True  # `.memories/QUICK.md`: a hidden memory folder is one by its name
     if md and _in_agent_folder(folder):
@@ -2054,7 +2065,7 @@ def _walk_candidate(path: Path, top: bool, named: Instructed = EMPTY) -> RootKin
         return RootKind.NOTES
     if is_root(path) and (top or _memory_by_content(path)):
         return RootKind.MEMORY
-    if not top and name.lower() in MEMORY_FOLDER_NAMES and _looks_like_memory_folder(path):
+    if not top and _memory_folder_name(name) and _looks_like_memory_folder(path):
         return RootKind.MEMORY
     if is_claude_project_memory(path):
         return RootKind.MEMORY  # .claude/memory with notes and no MEMORY.md: no index
@@ -2090,6 +2101,16 @@ MEMORY_FOLDER_NAMES = frozenset(
     }
 )  # fmt: skip
 """A memory folder's name, in English and a few other languages (compared lower-cased)."""
+
+
+def _memory_folder_name(name: str) -> bool:
+    """``memory/``, ``memória/``, and a hidden folder with memory as a word of its name
+    (``.cunzhi-memory/``, ``.project-memories/``)."""
+    low = name.lower()
+    if low in MEMORY_FOLDER_NAMES:
+        return True
+    words = re.split(r"[-_.\s]+", low.lstrip("."))
+    return low.startswith(".") and bool({"memory", "memories"} & set(words))
 
 
 def _has_memory_note(folder: Path) -> bool:

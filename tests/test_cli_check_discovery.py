@@ -1355,3 +1355,30 @@ def test_an_agents_context_folder_a_hidden_state_folder_and_beads(tmp_path: Path
     assert roots[".beads"]["kind"] == "json"
     assert ".claude/rules" not in roots
     assert ".kilocode/contracts/thinking" not in roots  # a workflow's contract, no handoff
+
+
+def test_memory_stores_and_folders_named_for_memory(tmp_path: Path) -> None:
+    """A hidden folder holding a memory store by its name (`.aim/memory.jsonl`, the MCP
+    knowledge graph's; `.lovable/memory.json` beside a plan), a hidden folder with memory as
+    a word of its name (`.cunzhi-memory/`), and a `memory/` folder with a lessons note are
+    memory; a hidden folder of other JSON is not."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            ".aim/memory.jsonl": '{"type": "entity", "name": "parser"}\n',
+            ".lovable/memory.json": '{"facts": ["the app is a bookshop"]}\n',
+            ".lovable/plan.md": "# Plan\n\n- checkout\n",
+            ".cunzhi-memory/preferences.md": "# Preferences\n\n- short replies\n",
+            ".cunzhi-memory/patterns.md": "# Patterns\n\n- one service a folder\n",
+            "memory/LESSONS_LEARNED.md": "# Lessons\n\n- mock the clock\n",
+            "memory/TROUBLESHOOTING.md": "# Troubleshooting\n\n- restart the worker\n",
+            ".vercel/project.json": '{"projectId": "prj_1"}\n',
+        },
+    )
+    roots = _roots(_check(repo))
+    assert roots[".aim"]["kind"] == "json", sorted(roots)
+    assert roots[".lovable"]["kind"] == "json"
+    assert roots[".cunzhi-memory"]["kind"] == "memory"
+    assert roots["memory"]["kind"] == "memory"
+    assert ".vercel" not in roots

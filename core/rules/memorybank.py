@@ -170,6 +170,8 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             for low, name in core.items()
             if low not in present and (low == current[0] or low in named)
         ]
+        if _own_layout(present, core):
+            missing = [name for low, name in core.items() if low not in present and low in named]
         if missing:
             shown = ", ".join(missing)
             yield ctx.diag(
@@ -201,6 +203,15 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         stale = _stale(ctx)
         if stale is not None:
             yield ctx.diag("MB003", stale, top)
+
+
+def _own_layout(present: dict[str, Path], core: dict[str, str]) -> bool:
+    """A bank of the owner's own layout: one core file among two or more files of other
+    names (``PROJECT_BRIEF.md`` beside ``ARCHITECTURE.md`` and ``STACK.md``) — not Cline's
+    set with files missing, so only the core files the bank itself names are expected."""
+    names = [low for low in present if low.endswith(".md") and low != "readme.md"]
+    own = sum(1 for low in names if low in core)
+    return own == 1 and len(names) - own >= 2
 
 
 def _unfilled_bank(ws: Workspace, core: dict[str, str]) -> bool:

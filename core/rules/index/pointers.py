@@ -24,6 +24,7 @@ from memls.core.workspace import (
     is_backup_copy,
     is_conventional_doc,
     is_dated,
+    is_markdown_name,
 )
 
 _TARGETS_KEY = "memls.rules.index.pointer_targets"
@@ -85,6 +86,8 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
     if link.kind == "wikilink":
         if _DIRECTIVE.match(target):
             return False  # `[[reply_to_current]]`: an agent's reply directive, no note
+        if _numbered_note(ws, link, target):
+            return False  # `[[106. Backlog Is The Tracker]]`: note 106 by its number and title
         if _names_a_skill(ws, target):
             return False  # `[[hil-author-test]]`: the skill `.claude/skills/hil-author-test/`
         if _in_claude_auto_memory(ws, target):
@@ -126,6 +129,27 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
     folder = "/".join(parts[:-1])
     bases = [link.source.parent, ws.root] + ([ws.repo_root] if ws.repo_root else [])
     return any(ws.links.exists(base / folder) for base in bases)
+
+
+_NUMBER_AND_TITLE = re.compile(r"^(\d{1,5})[.)]?\s+\S")
+
+
+def _numbered_note(ws: Workspace, link: Link, target: str) -> bool:
+    """A wikilink naming a note by its number and title (``[[106. Backlog Is The Tracker]]``)
+    where a note numbered so is beside it or in the root (``106-backlog-is-the-tracker.md``):
+    the number finds it, whatever the title's spelling."""
+    match = _NUMBER_AND_TITLE.match(target)
+    if match is None:
+        return False
+    number = match[1]
+    for folder in {link.source.parent, ws.root}:
+        try:
+            names = [e.name for e in os.scandir(folder) if e.is_file()]
+        except OSError:
+            continue
+        if any(re.match(rf"0*{number}[-_. ]", n) and is_markdown_name(n) for n in names):
+            return True
+    return False
 
 
 _SYNTAX_WORDS = frozenset({"wikilink", "wikilinks", "wiki link", "wiki links", "link", "links"})
