@@ -1382,3 +1382,30 @@ def test_memory_stores_and_folders_named_for_memory(tmp_path: Path) -> None:
     assert roots[".cunzhi-memory"]["kind"] == "memory"
     assert roots["memory"]["kind"] == "memory"
     assert ".vercel" not in roots
+
+
+def test_an_index_the_instructions_tell_the_agent_to_read_is_not_cut_at_200_lines(
+    tmp_path: Path,
+) -> None:
+    """Claude Code cuts its own auto-memory index at 200 lines; a `.claude/MEMORY.md` the
+    repository's CLAUDE.md tells the agent to read is read whole (IX011 does not apply),
+    while an index nobody names, or one in the auto-memory folder's shape
+    (`.claude/memory/MEMORY.md`, which may be the live one), still is cut."""
+    repo = _repo(tmp_path)
+    long = "# Memory\n\n" + "".join(f"- fact {n}: the parser keeps state\n" for n in range(240))
+    _write(
+        repo,
+        {
+            "CLAUDE.md": "# Rules\n\nAt the start of each session read the memory in "
+            "`.claude/MEMORY.md`.\n",
+            ".claude/MEMORY.md": long,
+            "web/.claude/memory/MEMORY.md": long,
+            "api/CLAUDE.md": "# Rules\n\nAt the start of each session read the memory in "
+            "`.claude/memory/MEMORY.md`.\n",
+            "api/.claude/memory/MEMORY.md": long,
+        },
+    )
+    codes = _codes(_check(repo))
+    assert (".claude/MEMORY.md", "IX011") not in codes, codes
+    assert ("web/.claude/memory/MEMORY.md", "IX011") in codes, codes
+    assert ("api/.claude/memory/MEMORY.md", "IX011") in codes, codes

@@ -35,6 +35,8 @@ def check_limits(ctx: RuleContext) -> Diagnostic | None:
         return None  # the 200-line / 25 KB cut is Claude Code's
     if doc.path.parent.name.casefold() in DOC_FOLDERS and layout is not Layout.CLAUDE:
         return None  # docs/MEMORY.md is read when an instruction says so, not cut at start
+    if _read_by_instruction(ctx):
+        return None  # CLAUDE.md: "read `.claude/MEMORY.md`": the agent reads it whole
     if layout is Layout.FLAT and not _cut_at_session_start(ctx):
         return None
     if not any(ln.strip() for ln in doc.lines[first_out:]):
@@ -62,6 +64,20 @@ def _cut_at_session_start(ctx: RuleContext) -> bool:
     if active_section(ctx.doc) is not None:
         return True
     return bool(ws.checkpoints())
+
+
+def _read_by_instruction(ctx: RuleContext) -> bool:
+    """A MEMORY.md in the repository that its agent instructions name to read (``lee
+    `.claude/MEMORY.md```): the agent opens it with its file tool, whole; Claude Code cuts
+    only its own auto-memory index, which lives in the home folder."""
+    from memls.core.instructed import instructed_for
+
+    ws = ctx.workspace
+    if ws.repo_root is None or ws.repo_root not in (ws.root, *ws.root.parents):
+        return False
+    if ws.root.name == "memory" and ws.root.parent.name == ".claude":
+        return False  # `.claude/memory/`: the auto-memory folder's shape (it may be the live one)
+    return ctx.doc.path in instructed_for(ws.root).files
 
 
 def _check_workspace_limit(ctx: RuleContext) -> Diagnostic | None:
