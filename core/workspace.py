@@ -970,7 +970,8 @@ def gsd_planning_files(folder: Path, names: Iterable[str]) -> list[Path]:
     """GSD's ``.planning/`` state files, when two of them are there (``STATE.md`` beside
     ``ROADMAP.md``, or ``PROJECT.md`` beside ``ROADMAP.md``): those files alone — its
     ``phases/`` plans and research are the work's, not its memory."""
-    have = [n for n in _PLANNING_FILES if n in set(names)]
+    present = set(names)
+    have = [n for n in _PLANNING_FILES if n in present]
     return [folder / n for n in have] if len(have) >= 2 else []
 
 
@@ -1252,9 +1253,10 @@ def _handoff_files(folder: Path) -> list[Path]:
         # a backlog of 3,000 items or 400 reports, one of them about a "…-handoff": a
         # topic among many, unless it is named a handoff from its first word
         named = [p for p in named if _LEADING_HANDOFF.match(p.name)]
-    if named and _below(folder, _INSTRUCTION_FOLDERS):
+    above = _repository_parts(folder) if named else set()
+    if above & _INSTRUCTION_FOLDERS:
         return []  # `.claude/rules/context-handoff.md`: a rule on handing off
-    if named and _below(folder, HANDOFF_TREES):
+    if above & HANDOFF_TREES:
         # among plans and specs, a handoff says so from its first word or is addressed to an
         # agent (`specs/032/HANDOFF.md`, `X_HANDOFF_CLAUDE.md`); `2026-06-23-foreign-handoff.md`
         # is a plan about handing off
@@ -1262,14 +1264,14 @@ def _handoff_files(folder: Path) -> list[Path]:
     return sorted(p for p in named if _handoff_file_has_state(p))
 
 
-def _below(folder: Path, names: frozenset[str]) -> bool:
-    """Whether ``folder`` is (below) a folder of one of ``names`` in its repository."""
+def _repository_parts(folder: Path) -> set[str]:
+    """The folder names, lower-cased, from ``folder``'s repository down to ``folder``."""
     top = repository_top(folder)
     try:
         parts = folder.relative_to(top).parts if top is not None else (folder.name,)
     except ValueError:
         parts = (folder.name,)
-    return any(part.lower() in names for part in parts)
+    return {part.lower() for part in parts}
 
 
 _TO_AGENT = re.compile(
@@ -1952,8 +1954,9 @@ def is_own_index_name(name: str) -> bool:
 
 def _looks_like_memory_folder(folder: Path) -> bool:
     """A ``memory/`` folder that holds memls's files, typed memories, dated notes only, or
-    an index of its own (``MEMORY_INDEX.md``, ``index.md``) or a note of where the work
-    stands (``CURRENT_STATE.md``, ``STATUS.md``) beside other notes; a hidden
+    an index of its own (``MEMORY_INDEX.md``, ``index.md``), a note of where the work
+    stands (``CURRENT_STATE.md``, ``STATUS.md``) or a memory note (``LESSONS_LEARNED.md``)
+    beside other notes; a hidden
     one (``.memory/``, ``.memories/``) holding any Markdown."""
     if is_root(folder) or (folder / ".handoff.md").is_file():
         return True

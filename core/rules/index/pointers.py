@@ -240,7 +240,7 @@ def _in_claude_auto_memory(ws: Workspace, target: str) -> bool:
     a sprint folder's log and retro), not a memory folder of such notes: Claude Code keeps
     that memory in the owner's home folder (``~/.claude/projects/<slug>/memory/``), which
     no checkout holds."""
-    unindexed = ws.root_kind is RootKind.MEMORY and not ws.index_path.is_file()
+    unindexed = ws.root_kind is RootKind.MEMORY and ws.index() is None
     if ws.root_kind not in (RootKind.HANDOFF, RootKind.NOTES) and not unindexed:
         return False  # (a sprint folder's log.md and retro: memory with no index of notes)
     if any(p.name.lower() in MEMORY_FOLDER_NAMES for p in (ws.root, *ws.root.parents)[:4]):
