@@ -185,8 +185,11 @@ def is_native_handoff(doc: Document, extra: Mapping[str, tuple[str, ...]] | None
     # `.handoff.md` is memls's own file: a synonym (Verification → Verified Commands) counts;
     # another handoff (HANDOFF.md, PHASE3_HANDOFF.md) follows the protocol only by its titles.
     own = doc.path.name == ".handoff.md"
+    # Only the handoff's own top sections: a "### Verified Commands" under another format's
+    # "## Examples Verified" is that format's sub-heading, not memls's section.
+    top = min((s.level for s in doc.sections if s.level >= 2), default=2)
     for sec in doc.sections:
-        if sec.level < 2:
+        if sec.level != top:
             continue
         named = canonical_section(sec.title, extra) if own else _exact_section(sec.title)
         if named in _PROTOCOL:

@@ -71,7 +71,7 @@ def test_code_actions_name_no_rule_code() -> None:
 
 
 def test_a_fix_group_is_offered_as_one_action(tmp_path: Path) -> None:
-    """Rules that share ``Rule.fix_group`` (CP010's and HO001's "Add all missing sections")
+    """Rules that share ``Rule.fix_group`` (CP010's "Add all missing sections")
     get one action that applies all their fixes of the document together."""
     from memls.core.config import Config
     from memls.core.rules import check_document, registry

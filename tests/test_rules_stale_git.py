@@ -486,6 +486,28 @@ def test_a_handoff_in_a_past_numbered_session_folder_is_history(repo: Path) -> N
 
 
 @pytest.mark.parametrize(
+    ("folder", "judged"),
+    [
+        ("docs/handoffs/2026-04-05", False),
+        ("runs/20260605-quality-index", False),
+        ("docs/brand-refresh-2026-05-09", True),
+        ("docs/2026-13-40-notes", True),
+    ],
+)
+def test_a_handoff_in_a_folder_named_by_a_date_first_is_that_days_record(
+    repo: Path, folder: str, judged: bool
+) -> None:
+    """A folder whose name starts with a date keeps that day's (that run's) notes as they
+    were; a project folder that only ends with a date (or a number that is no date) is
+    still judged."""
+    commit_file(repo, f"{folder}/handoff.md", HANDOFF, "handoff")
+    for n in range(3):
+        commit_file(repo, f"src/r{n}.py", "x\n", f"work {n}")
+    found = _check(repo / folder, "handoff.md", ("HO006",), stale_commits=2)
+    assert len(found) == (1 if judged else 0)
+
+
+@pytest.mark.parametrize(
     "banner",
     [
         "> **DEPRECATED — retained as historical reference**",

@@ -30,7 +30,6 @@ RULES = (
         "Non-Claims, Drift / Risk Flags, Next Steps) in a handoff that follows memls's "
         "protocol (not a journal or another format)",
         fixable=True,
-        fix_group="Add all missing sections",
         rationale="warning: the next agent misses a kind of state; what is written still loads",
         doc="""
         A handoff written to memls's protocol has seven sections: Current State,
@@ -41,7 +40,9 @@ RULES = (
         Wrong: a handoff with Current State and Next Steps only.
         Right: all seven sections.
 
-        Fix: add the section (the quick fix inserts `## NAME` in the canonical order).
+        One finding per handoff names every missing section.
+
+        Fix: add the sections (the quick fix inserts each `## NAME` in the canonical order).
         """,
     ),
     Rule(
@@ -178,15 +179,25 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     # Missing sections are findings only in memls's own handoff protocol; a running
     # journal or a handoff in its own format is read as it is.
     protocol = is_native_handoff(doc, extra) and not is_journal(doc)
-    for name in _CANONICAL_ORDER:
-        if protocol and name not in found:
-            yield ctx.diag(
-                "HO001",
+    missing = [name for name in _CANONICAL_ORDER if name not in found] if protocol else []
+    if missing:
+        # One finding per handoff: one cause (sections not written), one fix adding them all.
+        edits = [_insert_section(doc, name, found) for name in missing]
+        if len(missing) == 1:
+            [name] = missing
+            message = (
                 f"the handoff has no '{name}' section: add `## {name}` so the next agent "
-                f"knows {_why(name)}",
-                anchor,
-                ctx.fix(f"Add the '{name}' section", _insert_section(doc, name, found)),
+                f"knows {_why(name)}"
             )
+            title = f"Add the '{name}' section"
+        else:
+            names = ", ".join(f"'{n}'" for n in missing[:-1]) + f" and '{missing[-1]}'"
+            message = (
+                f"the handoff has no {names} sections: add them so the next agent knows "
+                + "; ".join(_why(n) for n in missing)
+            )
+            title = f"Add the {len(missing)} missing sections"
+        yield ctx.diag("HO001", message, anchor, ctx.fix(title, *edits))
     for name, sec in found.items():
         if _is_empty(doc, sec):
             yield ctx.diag(
