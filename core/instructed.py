@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,10 +127,20 @@ EMPTY = Instructed(frozenset(), frozenset())
 def _candidates(line: str) -> list[str]:
     found: list[str] = []
     for pattern in (_BACKTICK, _LINK):
-        found += [m.group(1).strip() for m in pattern.finditer(line)]
+        found += [_leading_path(m.group(1).strip()) for m in pattern.finditer(line)]
     rest = _LINK.sub(" ", _BACKTICK.sub(" ", line))
     found += [m.group(1) for m in _BARE.finditer(rest)]
     return found
+
+
+_PATH_THEN_WORDS = re.compile(r"^([\w./-]+(?:\.(?:md|txt)|/))\s+(?:§|#|>|—|-|:)")
+
+
+def _leading_path(code: str) -> str:
+    """The path a code span starts with when words follow it (```TRACKER.md § Current
+    state```, ```STATE.md — phase```); the span itself otherwise."""
+    m = _PATH_THEN_WORDS.match(code)
+    return m.group(1) if m is not None else code
 
 
 def _stem(part: str) -> str:
@@ -144,14 +155,22 @@ _PROGRESS = re.compile(r"^(?:[a-z0-9]+[-_])?progress(?:[-_](?:log|notes))?$")
 """A progress file (``progress.txt``, ``claude-progress.txt``, ``PROGRESS.md``): memory
 when the line that names it tells the agent to read or update it (the long-running
 harness keeps its state between context windows in one)."""
+_STATE_FILE = re.compile(
+    r"^(?:[a-z0-9]+[-_])?(?:progress(?:[-_](?:log|notes))?|status|state|current[-_]state|"
+    r"context|todos?|tracker|decisions|next[-_]steps)$"
+)
+"""A file that keeps the project's state by its name (``STATUS.md``, ``TODO.md``,
+``TRACKER.md``, ``DECISIONS.md``, ``context.md``, ``NEXT_STEPS.md``, a progress file):
+memory when the line that names it tells the agent to read or update it ("Read
+`context.md` first", "add a bullet to `TRACKER.md`") — a tracker the agent keeps."""
 
 
 def _progress_file(parts: list[str]) -> bool:
-    """The path ends in a progress file (not a folder of progress documents)."""
+    """The path ends in a state file (not a folder of progress documents)."""
     return (
         bool(parts)
         and parts[-1].lower().endswith((".md", ".txt"))
-        and _PROGRESS.match(_stem(parts[-1])) is not None
+        and _STATE_FILE.match(_stem(parts[-1])) is not None
     )
 
 
@@ -314,7 +333,7 @@ def _named_in(path: str, _stamp: int) -> tuple[str, ...]:
     fenced = False
     lead = ""  # the line ending in ':' that introduces the list (or lone paths) below it
     heading = ""
-    for line in text.splitlines():
+    for line in _logical_lines(text):
         if _FENCE.match(line):
             fenced = not fenced
             continue
@@ -331,6 +350,38 @@ def _named_in(path: str, _stamp: int) -> tuple[str, ...]:
             continue
         out += named_paths(line)
     return tuple(dict.fromkeys(out))
+
+
+def _logical_lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` with a paragraph's (or list item's) soft-wrapped lines joined,
+    so that a sentence wrapped across lines ("keep it cheap / to read every session") is
+    read whole. Blank lines, headings, fences, list items, quotes and table rows start a new
+    line, as do a line after a lead-in ending in ':' and a line that is only a path."""
+    buf: str | None = None
+    fenced = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        block = (
+            not stripped
+            or _FENCE.match(line) is not None
+            or _HEADING.match(line) is not None
+            or _LIST_ITEM.match(line) is not None
+            or stripped.startswith(("|", ">", "<"))
+            or _lone_path(line)
+        )
+        if fenced or block or buf is None or buf.rstrip().endswith(":"):
+            if buf is not None:
+                yield buf
+            buf = line
+            if _FENCE.match(line):
+                fenced = not fenced
+            if fenced or _FENCE.match(line) or not stripped or _HEADING.match(line):
+                yield buf
+                buf = None
+            continue
+        buf = buf.rstrip() + " " + stripped
+    if buf is not None:
+        yield buf
 
 
 def _lone_path(line: str) -> bool:

@@ -380,6 +380,9 @@ _HANDOFF_NAME = re.compile(
     r"|(?:[\w.-]*[-_ ])?" + _AGENT_NAMES + r"[-_ ](?:hand-?off|handover)(?:[-_. ][^/]*)?"
     r"|[\w.-]*[-_ ](?:hand-?off|handover)[-_ ](?:to[-_ ])?" + _AGENT_NAMES + r"(?:[-_. ][^/]*)?"
     r"|next[-_ ]?session(?:[-_. ][^/]*)?"
+    # `CONTEXT_FOR_NEXT_AGENT.md`, `notes-for-the-next-session.md`: addressed to the next one
+    r"|(?:[\w.-]*[-_ ])?for[-_ ](?:the[-_ ])?next[-_ ](?:agent|session|ai|assistant|chat|claude|llm)"
+    r"(?:[-_. ][^/]*)?"
     r"|(?-i:SNAPSHOT)(?:-[^/]*)?|(?-i:PICKUP)|(?:session|context)[-_ ]?snapshot(?:[-_.][^/]*)?)\.md$",
     re.IGNORECASE,
 )

@@ -537,6 +537,8 @@ def test_handoff_names_with_a_session_id_are_handoffs_and_checkpoints_never_are(
         "claude-handoff-context-load-curve.md",  # to or from an agent by name
         "GRAPH_HANDOFF_DEVIN.md",
         "handoff-to-codex-auth.md",
+        "CONTEXT_FOR_NEXT_AGENT.md",  # addressed to the next agent or session
+        "notes-for-the-next-session.md",
     ):
         assert is_handoff_name(name), name
     for name in (
@@ -555,6 +557,7 @@ def test_handoff_names_with_a_session_id_are_handoffs_and_checkpoints_never_are(
         "2026-03-02-notes.md",
         "agent-handoff-protocol.md",
         "claude_handoff_format.md",
+        "wait-for-next-release.md",
     ):
         assert not is_handoff_name(name), name
 

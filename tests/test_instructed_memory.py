@@ -321,12 +321,52 @@ def test_memory_said_of_another_path_in_the_same_list_names_nothing(tmp_path: Pa
 
 
 def test_a_linked_file_is_named_with_the_words_around_the_link(tmp_path: Path) -> None:
-    text = "Before you stop, record what changed in [the status page](docs/STATUS.md).\n"
+    text = "Before you stop, record what changed in [the design page](docs/DESIGN.md).\n"
     repo = _repo(tmp_path, agents="# x\n")
-    _write(repo, {"CLAUDE.md": text, "docs/STATUS.md": "# Status\n"})
+    _write(repo, {"CLAUDE.md": text, "docs/DESIGN.md": "# Design\n"})
     assert named_above(repo).files == frozenset()  # no word of memory: a project page
-    _write(repo, {"CLAUDE.md": "Each session, record what changed in [status](docs/STATUS.md).\n"})
-    assert named_above(repo).files == frozenset({repo / "docs" / "STATUS.md"})
+    _write(repo, {"CLAUDE.md": "Each session, record what changed in [design](docs/DESIGN.md).\n"})
+    assert named_above(repo).files == frozenset({repo / "docs" / "DESIGN.md"})
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Read `context.md` for project orientation; `docs/` is the source of truth.",
+        "Whenever a task needs the user, add a bullet to `TRACKER.md § Manual work`.",
+        "Add a one-line entry to `DECISIONS.md` itself, newest on top.",
+        "Update [the status](docs/STATUS.md) when you finish a task.",
+        "Keep `NEXT_STEPS.md` current.",
+    ],
+)
+def test_a_state_file_the_agent_is_told_to_read_or_update_is_memory(
+    tmp_path: Path, line: str
+) -> None:
+    """A file that keeps the project's state by its name (status, todo, tracker, decisions,
+    context, next steps) is memory when the instructions tell the agent to read or update
+    it, with or without a word of memory; named in passing, it is not."""
+    repo = _repo(tmp_path, agents="# x\n")
+    names = ["context.md", "TRACKER.md", "DECISIONS.md", "docs/STATUS.md", "NEXT_STEPS.md"]
+    _write(repo, dict.fromkeys(names, "# State\n") | {"CLAUDE.md": line + "\n"})
+    [named] = named_above(repo).files
+    assert named.relative_to(repo).as_posix() in names
+    _write(repo, {"CLAUDE.md": "The build is described in `docs/STATUS.md` and `TRACKER.md`.\n"})
+    assert named_above(repo).files == frozenset()
+
+
+def test_a_sentence_wrapped_across_lines_is_read_whole(tmp_path: Path) -> None:
+    """Instructions are soft-wrapped prose: the sentence that names a file on one line and
+    says the reading on the next still names it; a lead-in and its lone paths stay apart."""
+    text = (
+        "When a session ends, update\n"
+        "`HANDBOOK.md` with what changed. Other notes live in `docs/notes.md`.\n\n"
+        "Project files:\n"
+        "`docs/plan.md`\n"
+    )
+    repo = _repo(tmp_path, agents="# x\n")
+    notes = {"HANDBOOK.md": "# H\n", "docs/notes.md": "# N\n", "docs/plan.md": "# P\n"}
+    _write(repo, {"CLAUDE.md": text} | notes)
+    assert named_above(repo).files == frozenset({repo / "HANDBOOK.md"})
 
 
 def test_roots_the_blind_holdouts_showed(tmp_path: Path) -> None:
