@@ -477,15 +477,15 @@ def handoff_has_state(text: str) -> bool:
 
 _OTHER_DOCUMENT = re.compile(
     r"(?i)\b(?:retro|retrospective|post-?mortem|proposal|rfc|adr|design doc(?:ument)?|"
-    r"spec(?:ification)?|runbook|playbook)\b"
+    r"spec(?:ification)?|runbook|playbook|template|(?:hand-?off|handover)\s+guide)\b"
 )
 _TITLE = re.compile(r"^\s{0,3}#\s+(.+)$", re.MULTILINE)
 
 
 def _titled_otherwise(text: str) -> bool:
     """A handoff-named file whose title says it is another kind of document: "Handoff
-    payload authoring — a retro", "Handoff RFC", "Handoff runbook": a page about handing
-    off, not a handoff."""
+    payload authoring — a retro", "Handoff RFC", "Handoff runbook", "Agent Handoff
+    Template", "Deployment Handover Guide" (not "the persistent guide"): a page about handing off, not a handoff."""
     title = _TITLE.search(text[:4096])
     return title is not None and _OTHER_DOCUMENT.search(title.group(1)) is not None
 

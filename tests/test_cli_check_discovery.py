@@ -867,7 +867,7 @@ def test_placeholders_are_not_memory(tmp_path: Path) -> None:
 def test_hidden_memories_and_what_only_looks_like_a_handoff(tmp_path: Path) -> None:
     """A hidden `.memories/` (QUICK.md, KNOWLEDGE.md) is a memory folder by its name; a
     handoff-named file in a ticket `_template/`, an `ideas/`, a `runs/` or a `runbooks/`
-    folder, one titled as a retro, spec-kit's `.specify/memory/` and a feature folder
+    folder, one titled as a retro or a template, spec-kit's `.specify/memory/` and a feature folder
     whose name has `ai` as a topic word (`16_ai_tier/`) are not memory."""
     repo = _repo(tmp_path)
     state = "# Handoff\n\n## Current status\n\n## Next Steps\n- wire `src/a.py`\n"
@@ -881,6 +881,8 @@ def test_hidden_memories_and_what_only_looks_like_a_handoff(tmp_path: Path) -> N
             "ltg/runs/determinism-handoff.md": state,
             "runbooks/oncall/handoff_missed.md": state,
             "docs/retros/handoff-payload.md": "# Handoff payload — a retro\n\n" + state,
+            "docs/handoffs/HANDOFF.md": "# Agent Handoff Template\n\n**WO**: {WO-ID}\n\n" + state,
+            "deploy/handover.md": "# Hosting Deployment Handover Guide\n\n" + state,
             ".specify/memory/constitution.md": "# Constitution\n\n## Principles\n",
             "docs/features/16_ai_tier/00_CONCEPT_NOTES.md": "# Concept notes\n",
             "docs/features/16_ai_tier/AIT_001.md": "# AIT 001\n",

@@ -232,6 +232,7 @@ def _names_a_skill(ws: Workspace, target: str) -> bool:
 
 
 _AUTO_MEMORY_NOTE = re.compile(r"(?i)^(?:user|feedback|project|reference)[-_][\w-]+$")
+_USER_NOTE = re.compile(r"(?i)^(?:user|feedback)[-_]")
 
 
 def _in_claude_auto_memory(ws: Workspace, target: str) -> bool:
@@ -240,12 +241,36 @@ def _in_claude_auto_memory(ws: Workspace, target: str) -> bool:
     a sprint folder's log and retro), not a memory folder of such notes: Claude Code keeps
     that memory in the owner's home folder (``~/.claude/projects/<slug>/memory/``), which
     no checkout holds."""
+    name = target.removesuffix(".md")
+    if _AUTO_MEMORY_NOTE.match(name) is None:
+        return False
+    if _indexed_elsewhere(ws, name):
+        return True  # the index links it in the home folder's memory: the note is there
+    subagent = any(p.name.lower() == "agent-memory" for p in (ws.root, *ws.root.parents)[:3])
+    if subagent and _USER_NOTE.match(name) is not None:
+        # a subagent's memory (`.claude/agent-memory/<agent>/`) citing the user's feedback,
+        # which the main memory keeps; its own project and reference notes live here
+        return True
     unindexed = ws.root_kind is RootKind.MEMORY and ws.index() is None
     if ws.root_kind not in (RootKind.HANDOFF, RootKind.NOTES) and not unindexed:
         return False  # (a sprint folder's log.md and retro: memory with no index of notes)
-    if any(p.name.lower() in MEMORY_FOLDER_NAMES for p in (ws.root, *ws.root.parents)[:4]):
-        return False  # `.claude/memory/`: such notes live here; a missing one is missing
-    return _AUTO_MEMORY_NOTE.match(target.removesuffix(".md")) is not None
+    # `.claude/memory/`: such notes live here; a missing one is missing
+    return not any(p.name.lower() in MEMORY_FOLDER_NAMES for p in (ws.root, *ws.root.parents)[:4])
+
+
+def _indexed_elsewhere(ws: Workspace, name: str) -> bool:
+    """The memory's index links a note of this name (``-`` and ``_`` alike) outside the
+    checkout (``../../../.claude/projects/<slug>/memory/feedback_x.md``): the wikilink names
+    that note, kept in the owner's home folder."""
+    index = ws.index()
+    if index is None:
+        return False
+    want = name.casefold().replace("-", "_")
+    for link in extract_links(index):
+        stem = link.target.rsplit("/", 1)[-1].removesuffix(".md").casefold().replace("-", "_")
+        if stem == want and (link.target.startswith("~") or ".claude/projects/" in link.target):
+            return True
+    return False
 
 
 _CURSOR_PLAN = re.compile(r"(?:^|/)[\w-]+_[0-9a-f]{8}\.plan\.md$")
