@@ -355,7 +355,8 @@ def looks_placeholder(value: str) -> bool:
 
 
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
-_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
+_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+")
+"""A member access (``config.redis.password``, ``session?.access_token``): code, no value."""
 _WORDY_IDENTIFIER = re.compile(r"[a-z][a-z0-9]{0,11}(?:[_-][a-z][a-z0-9]{0,11})+")
 _HOSTPATH = re.compile(r"[\w-]+(?:\.[\w-]+)+(?::\d+)?(?:/\S*)?")
 _ALGORITHM = re.compile(

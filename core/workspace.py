@@ -799,6 +799,8 @@ def is_notes_folder(folder: Path) -> bool:
         return False  # a folder of handoffs: a handoff root
     if name in ("handoff", "handoffs"):
         return any("template" not in n.lower() for n in md)  # handoffs by where they are
+    if "log" in name and any(_is_state_note(n) or n.lower() == "current.md" for n in md):
+        return True  # `dev-log/current.md` (or STATUS.md): the log's note of where work stands
     marked = sum(1 for n in md if _NUMBERED.search(n))
     if len(md) == 1:  # the first note of a series: `sessions/session-01.md`
         only = md[0].lower()
@@ -1124,6 +1126,9 @@ _NOT_NOTES_FOLDERS = frozenset({".github", ".vscode", ".idea", ".git", "rules", 
 
 
 _MEMORY_SUBFOLDERS = frozenset({"learnings", "lessons", "memory", "memories", "decisions"})
+_AGENT_RECORDS = frozenset({"decisions", "attempts", "inbox", "notes", "audit", "audits"})
+"""Folders of an agent's hidden folder (``.claude/decisions/``, ``.claude/attempts/``) that
+hold what it decided, tried or learned: its memory, by where they are."""
 _CONTEXT_WORDS = frozenset({"context", "contexto", "contexte", "contesto", "kontext"})
 _STATE_STEMS = frozenset(
     {
@@ -1147,9 +1152,13 @@ def is_agent_notes_folder(folder: Path) -> bool:
     a ``learnings/`` (or ``lessons/``, ``memory/``) subfolder of Markdown: an agent's notes. A folder named for
     context in any of a few languages (``context/``, ``contexto/``), or an agent folder's
     ``state/``, counts when one of its notes says where the work stands (``ESTADO_ATUAL.md``,
-    ``current-state.md``, ``PROJECT_STATE.md``, ``current-focus.md``). A
+    ``current-state.md``, ``PROJECT_STATE.md``, ``current-focus.md``); an agent folder's
+    records (``.claude/decisions/``, ``attempts/``, ``lessons/``, ``inbox/``: ``_AGENT_RECORDS``)
+    count by where they are, and its ``plans/`` when they are dated session by session. A
     ``knowledge/`` folder of an agent's (``antigravity/knowledge/``) is its notes too."""
     name = folder.name.lower()
+    if name == "plans" and _in_agent_folder(folder, 1):
+        return agent_plans(folder)
     if name in _NOT_NOTES_FOLDERS or name in NOT_MEMORY_FOLDERS:
         return False
     split = [w for w in re.split(r"[-_.\s]+", name.lstrip(".")) if w]
@@ -1159,9 +1168,10 @@ def is_agent_notes_folder(folder: Path) -> bool:
     if name in _KNOWLEDGE_FOLDERS:
         above = set(re.split(r"[-_.\s]+", folder.parent.name.lower().lstrip(".")))
         return bool(above & _AGENT_TOOLS) and _markdown_count(folder) >= 2
-    in_agent = (name in ("state", "status") or bool(words & _CONTEXT_WORDS)) and _in_agent_folder(
-        folder, 1
-    )  # `.agents/state/`, `.claude/context/`: an agent's context folder
+    in_agent = (
+        name in ("state", "status") or name in _AGENT_RECORDS or bool(words & _CONTEXT_WORDS)
+    ) and _in_agent_folder(folder, 1)
+    # `.agents/state/`, `.claude/context/`, `.claude/decisions/`: what the agent keeps there
     if not agent and not words & _CONTEXT_WORDS and not in_agent:
         return False
     try:
@@ -1185,6 +1195,14 @@ def is_agent_notes_folder(folder: Path) -> bool:
     return any(
         e.name.lower() in _MEMORY_SUBFOLDERS and e.is_dir(follow_symlinks=False) and _has_md(e.path)
         for e in entries
+    )
+
+
+def agent_plans(folder: Path) -> bool:
+    """An agent folder's ``plans/`` (``.claude/plans/``) of plans dated by their names, two
+    or more: what the agent planned session by session (a project's ``plans/`` is not)."""
+    return (
+        folder.name.lower() == "plans" and _in_agent_folder(folder, 1) and _dated_count(folder) >= 2
     )
 
 
@@ -2057,7 +2075,11 @@ def _walk_candidate(path: Path, top: bool, named: Instructed = EMPTY) -> RootKin
     commands, skills, prompts, templates, subagents or plans is never one."""
     name = path.name
     parent = path.parent.name
-    if not top and (_not_memory_tree(name) or name.lower() in NOT_MEMORY_FOLDERS):
+    if (
+        not top
+        and (_not_memory_tree(name) or name.lower() in NOT_MEMORY_FOLDERS)
+        and not agent_plans(path)
+    ):
         return None
     if name == "memories" and parent in (".codex", ".serena"):
         return RootKind.CODEX if parent == ".codex" else RootKind.SERENA
@@ -2271,7 +2293,7 @@ def discover(folder: Path, *, home: Path | None = None) -> Discovery:
                 continue
             if _is_virtualenv(sub):
                 continue
-            if only:  # below plans/ and specs/: handoffs alone
+            if only and not agent_plans(sub):  # below plans/ and specs/: handoffs alone
                 kind = RootKind.HANDOFF if _handoff_files(sub) else None
             else:
                 kind = _walk_candidate(sub, top=False, named=named)

@@ -1147,9 +1147,16 @@ def test_checkpoints_of_other_names_dev_logs_and_memory_folders_without_an_index
             "memory/BUGS.md": "# Bugs\n\n- the date parser drops time zones\n",
             "guides/CHECKPOINT-GUIDE.md": "# How to checkpoint\n\nRun the script.\n",
             "guides/overview.md": "# Overview\n",
+            "app/work-log/README.md": "# Work log\n\nStart at current.md.\n",
+            "app/work-log/current.md": "# Now\n\nThe export is half done.\n",
+            "app/work-log/history/CHANGELOG.md": "# Changelog\n",
+            "game/devlog/README.md": "# Devlog\n",
+            "game/devlog/art-style.md": "# Art style\n",
         },
     )
     roots = _roots(_check(repo))
+    assert roots["app/work-log"]["kind"] == "notes", sorted(roots)  # its note of where work stands
+    assert "game/devlog" not in roots  # a devlog of pages, none dated, none of the state
     assert roots[".planning"]["kind"] == "notes", sorted(roots)
     assert roots[".planning"]["files"] == [
         ".planning/CHECKPOINT-phase-2.md",
@@ -1414,3 +1421,29 @@ def test_an_index_the_instructions_tell_the_agent_to_read_is_not_cut_at_200_line
     assert (".claude/MEMORY.md", "IX011") not in codes, codes
     assert ("web/.claude/memory/MEMORY.md", "IX011") in codes, codes
     assert ("api/.claude/memory/MEMORY.md", "IX011") in codes, codes
+
+
+def test_an_agent_folders_records_are_its_memory(tmp_path: Path) -> None:
+    """`.claude/decisions/`, `.claude/attempts/`, `.claude/inbox/` hold what the agent
+    decided, tried or was handed: memory by where they are; its `plans/` count when dated
+    session by session. Its commands, agents and undated plans are not memory."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            ".claude/decisions/0001-stack.md": "# 0001 Stack\n\nGo and React.\n",
+            ".claude/decisions/0002-store.md": "# 0002 Store\n\nSQLite.\n",
+            ".claude/attempts/pause-polling.md": "# Pause but keep polling\n\nFailed: races.\n",
+            ".claude/attempts/struct-padding.md": "# Struct padding\n\nWorked.\n",
+            ".claude/plans/2026-02-27-resume.md": "# Plan\n\n- [ ] resume\n",
+            ".claude/plans/2026-03-01-discovery.md": "# Plan\n\n- [ ] discover\n",
+            ".claude/commands/save.md": "---\ndescription: save\n---\nSave it.\n",
+            ".claude/commands/load.md": "---\ndescription: load\n---\nLoad it.\n",
+            ".cursor/plans/auth.md": "# Auth plan\n",
+            ".cursor/plans/feed.md": "# Feed plan\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert {".claude/decisions", ".claude/attempts", ".claude/plans"} <= set(roots), sorted(roots)
+    assert ".claude/commands" not in roots
+    assert ".cursor/plans" not in roots  # undated plans: the project's, not session notes

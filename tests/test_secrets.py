@@ -115,6 +115,7 @@ NEGATIVES = [
     "ssh to the host with the password [REDACTED]@backup.example.com",
     '  "mongo.uri": "mongodb+srv://[MONGO_USER:MONGO_PASS]@db-cluster.example.net/",',  # redacted
     "- load it with `RsaPrivateKey::from_pkcs8_pem(&pem)` at start-up",  # a Rust path
+    "      const token = sessionData?.session?.access_token",  # optional chaining: code
 ]
 
 

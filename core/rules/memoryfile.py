@@ -476,8 +476,8 @@ def _duplicates(ctx: RuleContext) -> Iterator[Diagnostic]:
         for other in _hash_index(ws).get(digest, []):
             if other == doc.path or other in reported or _real(other) == me:
                 continue  # `CLAUDE.md -> AGENTS.md`: one file under two names, no copy
-            if kept and path_in_history_folder(ws, other):
-                continue  # two snapshots kept in a history folder: records, copies by design
+            if kept or path_in_history_folder(ws, other):
+                continue  # a copy kept in a history folder (archive/): a record, by design
             reported.add(other)
             if _in_templates(ws.root, other):
                 message = (
@@ -500,8 +500,8 @@ def _duplicates(ctx: RuleContext) -> Iterator[Diagnostic]:
             continue
         if _in_templates(ws.root, partner):
             continue  # a filled-in copy of a template resembles it by design
-        if kept and path_in_history_folder(ws, partner):
-            continue  # snapshots in a history folder resemble one another by design
+        if kept or path_in_history_folder(ws, partner):
+            continue  # an archived version resembles the live one (and its siblings) by design
         reported.add(partner)
         yield ctx.diag(
             "MF003",
