@@ -375,7 +375,7 @@ _AGENT_NAMES = r"(?:claude|codex|devin|gemini|copilot|cursor|jules|aider|cline|w
 """Agents a handoff is written to or by (``claude-handoff-auth.md``, ``X_HANDOFF_DEVIN.md``)."""
 _HANDOFF_NAME = re.compile(
     r"^(?:\.?(?:hand-?off|handover|pass-?off)(?:[-_. ][^/]*)?"
-    r"|[\w.-]*[-_ ](?:hand-?off|handover|pass-?off)(?:[-_. ][A-Za-z]{0,2}\d[\w.-]*)?"
+    r"|[\w. -]*[-_ ](?:hand-?off|handover|pass-?off)(?:[-_. ][A-Za-z]{0,2}\d[\w.-]*)?"
     r"|(?:19|20)\d{2}-?\d{2}-?\d{2}[-_ ](?:[\w.-]*[-_ ])?(?:hand-?off|handover)[-_ ][A-Za-z][\w-]*"
     r"|(?:[\w.-]*[-_ ])?" + _AGENT_NAMES + r"[-_ ](?:hand-?off|handover)(?:[-_. ][^/]*)?"
     r"|[\w.-]*[-_ ](?:hand-?off|handover)[-_ ](?:to[-_ ])?" + _AGENT_NAMES + r"(?:[-_. ][^/]*)?"
@@ -1134,7 +1134,7 @@ _STATE_STEMS = frozenset(
     {
         "current-state", "current-status", "state", "status", "now", "active-context",
         "activecontext", "estado", "estado-atual", "estado-actual", "etat-actuel", "stato",
-        "project-state", "project-status", "current-focus", "current-task",
+        "project-state", "project-status", "current-focus", "current-task", "progress",
     }
 )  # fmt: skip
 """A context folder's note of where the work stands (``ESTADO_ATUAL.md``, ``STATUS.md``)."""
@@ -1878,7 +1878,11 @@ def repo_root_for(root: Path) -> Path | None:
     Claude Code's auto-memory folder, the project its ``<slug>`` names (when it exists)."""
     if is_claude_memory_dir(root):
         project = project_for_slug(root.parent.name)
-        return find_repo_root(project) or project if project is not None else None
+        if project is not None:
+            return find_repo_root(project) or project
+        # A home folder kept as a repository (`.claude/projects/<slug>/memory` committed
+        # inside it): the memory's pointers lead into that repository.
+        return find_repo_root(root)
     return find_repo_root(root)
 
 

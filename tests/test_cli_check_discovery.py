@@ -537,6 +537,7 @@ def test_handoff_names_with_a_session_id_are_handoffs_and_checkpoints_never_are(
         "claude-handoff-context-load-curve.md",  # to or from an agent by name
         "GRAPH_HANDOFF_DEVIN.md",
         "handoff-to-codex-auth.md",
+        "BOM Tool Handoff 20251209.md",  # words with spaces, then a date
         "CONTEXT_FOR_NEXT_AGENT.md",  # addressed to the next agent or session
         "notes-for-the-next-session.md",
     ):
@@ -1345,7 +1346,8 @@ def test_handoffs_among_plans_and_specs(tmp_path: Path) -> None:
 
 def test_an_agents_context_folder_a_hidden_state_folder_and_beads(tmp_path: Path) -> None:
     """`.claude/context/` (the agent's own context notes), a hidden `.opus/` holding a
-    STATE.md and Beads' `.beads/` issues (JSON Lines, searched for secrets) are memory;
+    STATE.md (`.claude-review/` a PROGRESS.md) and Beads' `.beads/` issues (JSON Lines,
+    searched for secrets) are memory;
     `.claude/rules/` is instructions: a handoff-named rule there is no handoff."""
     repo = _repo(tmp_path)
     _write(
@@ -1359,11 +1361,14 @@ def test_an_agents_context_folder_a_hidden_state_folder_and_beads(tmp_path: Path
             ".opus/BACKLOG.md": "# Backlog\n\n- export\n",
             ".beads/README.md": "# Beads\n",
             ".beads/issues.jsonl": '{"id": "bd-1", "title": "the importer"}\n',
+            ".claude-review/PROGRESS.md": "# Progress\n\n- [x] pass 1\n- [ ] pass 2\n",
+            ".claude-review/GUIDE.md": "# Guide\n",
         },
     )
     roots = _roots(_check(repo))
     assert roots[".claude/context"]["kind"] == "notes", sorted(roots)
     assert roots[".opus"]["kind"] == "notes"
+    assert roots[".claude-review"]["kind"] == "notes"  # a hidden folder's PROGRESS.md
     assert roots[".beads"]["kind"] == "json"
     assert ".claude/rules" not in roots
     assert ".kilocode/contracts/thinking" not in roots  # a workflow's contract, no handoff
@@ -1447,3 +1452,27 @@ def test_an_agent_folders_records_are_its_memory(tmp_path: Path) -> None:
     assert {".claude/decisions", ".claude/attempts", ".claude/plans"} <= set(roots), sorted(roots)
     assert ".claude/commands" not in roots
     assert ".cursor/plans" not in roots  # undated plans: the project's, not session notes
+
+
+def test_a_home_folder_kept_as_a_repository_resolves_its_auto_memorys_pointers(
+    tmp_path: Path,
+) -> None:
+    """`.claude/projects/<slug>/memory/` committed inside a repository whose slug names no
+    folder here (a home folder kept in git): its pointers lead into that repository, so a
+    name kept elsewhere in it (`.claude/agents/`) is found and only a missing one reported."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            ".claude/projects/-home-nobody-here/memory/MEMORY.md": (
+                "# Memory\n\n- **Agents:** `.claude/agents/tdd-writer.md`, `tdd-fixer.md`\n"
+                "- **Scrolls:** `video-code.md`, `gone-scroll.md`\n"
+            ),
+            ".claude/agents/tdd-writer.md": "# Writer\n",
+            ".claude/agents/tdd-fixer.md": "# Fixer\n",
+            ".scrolls/video-code.md": "# Video code\n",
+        },
+    )
+    data = _check(repo)
+    dead = [d["message"] for d in data["diagnostics"] if d["code"] == "IX009"]
+    assert len(dead) == 1 and "`gone-scroll.md`" in dead[0], dead
