@@ -1475,4 +1475,5 @@ def test_a_home_folder_kept_as_a_repository_resolves_its_auto_memorys_pointers(
     )
     data = _check(repo)
     dead = [d["message"] for d in data["diagnostics"] if d["code"] == "IX009"]
-    assert len(dead) == 1 and "`gone-scroll.md`" in dead[0], dead
+    assert len(dead) == 1, dead
+    assert "`gone-scroll.md`" in dead[0]
