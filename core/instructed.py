@@ -418,12 +418,25 @@ def _read_one(path: str, stamp: int, folder: str, top: str) -> Instructed:
     return Instructed(frozenset(folders), frozenset(files))
 
 
+_GUIDE_WORDS = frozenset(
+    {
+        "workflow", "workflows", "guide", "guidelines", "quickref", "reference", "conventions",
+        "rules", "instructions", "process", "standards", "style", "styleguide", "howto",
+        "playbook", "runbook", "checklist", "setup",
+    }
+)  # fmt: skip
+"""Words that make a file's name say it is a guide to follow (``DEVELOPMENT_WORKFLOW.md``,
+``SEMGREP_QUICKREF.md``, ``coding-conventions.md``): instructions, read each time, not memory
+written between sessions."""
+
+
 def _memory_file_name(name: str) -> bool:
-    """A named file that can be memory: Markdown that is not an instruction or front page,
-    or a plain-text file memory by its name."""
+    """A named file that can be memory: Markdown that is not an instruction or front page
+    nor named as a guide (``_GUIDE_WORDS``), or a plain-text file memory by its name."""
     lower = name.lower()
     if lower.endswith(".md"):
-        return lower not in _NOT_MEMORY_FILES
+        words = set(re.split(r"[-_.\s]+", lower[: -len(".md")]))
+        return lower not in _NOT_MEMORY_FILES and not words & _GUIDE_WORDS
     return lower.endswith(".txt") and _text_memory_name(lower)
 
 

@@ -1091,7 +1091,7 @@ def journal_notes(folder: Path) -> list[Path]:
             out.append(folder / name)  # CHECKPOINT.md; the long-running harness's progress log
             continue
         if in_agent_folder and is_markdown_name(name) and not _JOURNAL_NAME.match(name):
-            if _dated_file(folder / name, 1):
+            if name.lower() != "readme.md" and _dated_file(folder / name, 1):
                 out.append(folder / name)  # `.jules/bolt.md`: a persona's dated journal
             continue
         if not _JOURNAL_NAME.match(name) or name in ("MEMORY.md", "LOG.md"):
@@ -1224,7 +1224,8 @@ def _has_name_date(name: str) -> bool:
 def is_memory_bank(folder: Path) -> bool:
     """A Cline / Cursor memory bank: a ``memory-bank/`` folder with one of its core files,
     or any folder with three of them (projectbrief.md, activeContext.md, progress.md …,
-    in any case, snake or kebab: ``active_context.md``);
+    in any case, snake or kebab: ``active_context.md``; in a ``memory-bank/``, kept as YAML
+    or JSON too: ``progress.yaml``);
     Kilo Code's: a ``memory-bank/`` folder with two of ``KILO_BANK_FILES``."""
     try:
         names = {bank_name(e.name) for e in os.scandir(folder) if e.is_file()}
@@ -1234,6 +1235,9 @@ def is_memory_bank(folder: Path) -> bool:
     if core >= 3:
         return True
     named = folder.name.lower() in MEMORY_BANK_DIRS
+    if named and not core:  # `memory-bank/progress.yaml`: a core file kept as data
+        as_md = {re.sub(r"\.(?:ya?ml|json)$", ".md", n) for n in names}
+        core = len(as_md & _MEMORY_BANK_LOWER)
     return named and (core >= 1 or len(names & set(KILO_BANK_FILES)) >= 2)
 
 
@@ -2107,10 +2111,12 @@ def _walk_candidate(path: Path, top: bool, named: Instructed = EMPTY) -> RootKin
         return RootKind.MEMORY  # docs/log.md as a journal; a tool's .wolf/memory.md
     if name == "memories" and parent != ".claude":
         try:
-            if any(is_markdown_name(e.name) for e in os.scandir(path)):
-                return RootKind.MEMORY_TOOL
+            files = [e.name for e in os.scandir(path) if e.is_file() and e.name[:1] != "."]
         except OSError:
             return None
+        md = sum(1 for n in files if is_markdown_name(n))
+        if md and md * 2 >= len(files):
+            return RootKind.MEMORY_TOOL  # not an album's `memories/` of photos and a README
     if _handoff_files(path):
         return RootKind.HANDOFF
     if (

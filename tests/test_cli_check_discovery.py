@@ -261,9 +261,12 @@ def test_serena_codex_memory_tool_and_hermes_folders(tmp_path: Path) -> None:
             "agent/memories/preferences.md": "User prefers tabs.\n",
             "hermes/memories/MEMORY.md": "Fact one about the project.\n§\nFact two.\n",
             "hermes/memories/USER.md": "Likes short answers.\n",
+            "site/memories/README.md": "# Photos from our trips\n",
+            "site/memories/2025-june.jpg": "JPEG",
+            "site/memories/2025-july.jpg": "JPEG",
         },
     )
-    roots = _roots(_check(repo))
+    roots = _roots(_check(repo))  # a site's album of photos with a README is no memory
     assert {p: r["kind"] for p, r in roots.items()} == {
         ".serena/memories": "serena",
         ".codex/memories": "codex",
@@ -1099,7 +1102,7 @@ def test_memory_kept_as_json_is_searched_for_secrets(tmp_path: Path) -> None:
 
 def test_more_agent_memory_by_its_names(tmp_path: Path) -> None:
     """The long-running harness's `claude-progress.txt` at the top, Jules's dated persona
-    journals in `.jules/`, Windsurf's `.windsurf/memories.md`, a `PICKUP.md` where the last
+    journals in `.jules/` (not its README), Windsurf's `.windsurf/memories.md`, a `PICKUP.md` where the last
     session left off, a `.session-journal.md`, and a context folder's numbered status note
     (`context/04_current_status.md`) are memory; a `.windsurf/workflows/` of commands is not."""
     repo = _repo(tmp_path)
@@ -1109,14 +1112,18 @@ def test_more_agent_memory_by_its_names(tmp_path: Path) -> None:
             "claude-progress.txt": "Session 12: login works; next the feed.\n",
             ".session-journal.md": "# Session journal\n\nA guidebook kept across sessions.\n",
             ".jules/bolt.md": "## 2026-01-14 - Faster stats\n**Learning:** one query.\n",
+            ".jules/README.md": "# Personas\n\n## 2026-01-02 - Added bolt\nWhat each one does.\n",
             ".windsurf/memories.md": "# Memories\n\n- the stack is Go and htmx\n",
             ".windsurf/workflows/deploy.md": "# Deploy\n\n1. run make\n",
             "tools/PICKUP.md": "# Pick up here\n\nBranch: main\n\n## Next\n- the feed\n",
             "context/01_overview.md": "# Overview\n",
             "context/04_current_status.md": "# Current status\n\n- engine v2 in review\n",
+            "CLAUDE.md": "Read `.claude/DEVELOPMENT_WORKFLOW.md` first in every session.\n",
+            ".claude/DEVELOPMENT_WORKFLOW.md": "# Workflow\n\n1. plan\n2. build\n",
         },
     )
     roots = _roots(_check(repo))
+    assert ".claude" not in roots  # a workflow to follow each session is instructions
     assert "claude-progress.txt" in roots["."]["files"], roots.get(".")
     assert ".session-journal.md" in roots["."]["files"]
     assert roots[".jules"]["files"] == [".jules/bolt.md"]
@@ -1477,3 +1484,19 @@ def test_a_home_folder_kept_as_a_repository_resolves_its_auto_memorys_pointers(
     dead = [d["message"] for d in data["diagnostics"] if d["code"] == "IX009"]
     assert len(dead) == 1, dead
     assert "`gone-scroll.md`" in dead[0]
+
+
+def test_a_memory_bank_keeping_its_progress_as_yaml(tmp_path: Path) -> None:
+    """`memory-bank/progress.yaml` beside a `decisions.md`: a bank whose core file is data;
+    found as a bank (its YAML searched for secrets)."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "memory-bank/progress.yaml": "done:\n  - parser\nnext:\n  - feed\n",
+            "memory-bank/decisions.md": "# Decisions\n\n- keep SQLite\n",
+        },
+    )
+    assert _roots(_check(repo))["memory-bank"]["kind"] == "memory-bank"
+    data = _check(repo)
+    assert not [d for d in data["diagnostics"] if d["code"] == "MB001"]  # a layout of its own

@@ -207,11 +207,12 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
 
 def _own_layout(present: dict[str, Path], core: dict[str, str]) -> bool:
     """A bank of the owner's own layout: one core file among two or more files of other
-    names (``PROJECT_BRIEF.md`` beside ``ARCHITECTURE.md`` and ``STACK.md``) — not Cline's
+    names (``PROJECT_BRIEF.md`` beside ``ARCHITECTURE.md`` and ``STACK.md``), or none in
+    Markdown (``progress.yaml`` beside ``decisions.md``) — not Cline's
     set with files missing, so only the core files the bank itself names are expected."""
     names = [low for low in present if low.endswith(".md") and low != "readme.md"]
     own = sum(1 for low in names if low in core)
-    return own == 1 and len(names) - own >= 2
+    return own == 0 or (own == 1 and len(names) - own >= 2)  # or its core kept as YAML only
 
 
 def _unfilled_bank(ws: Workspace, core: dict[str, str]) -> bool:
