@@ -422,12 +422,14 @@ _GUIDE_WORDS = frozenset(
     {
         "workflow", "workflows", "guide", "guidelines", "quickref", "reference", "conventions",
         "rules", "instructions", "process", "standards", "style", "styleguide", "howto",
-        "playbook", "runbook", "checklist", "setup",
+        "playbook", "runbook", "checklist", "setup", "prd", "architecture", "spec",
+        "specification", "design", "schema", "glossary", "requirements",
     }
 )  # fmt: skip
 """Words that make a file's name say it is a guide to follow (``DEVELOPMENT_WORKFLOW.md``,
-``SEMGREP_QUICKREF.md``, ``coding-conventions.md``): instructions, read each time, not memory
-written between sessions."""
+``SEMGREP_QUICKREF.md``, ``coding-conventions.md``) or the project's reference (``PRD.md``,
+``architecture.md``, ``API_SPEC.md``): read each time, not memory written between
+sessions."""
 
 
 def _memory_file_name(name: str) -> bool:

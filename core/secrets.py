@@ -574,8 +574,16 @@ def find_secrets(text: str, *, fences: Iterable[tuple[int, int]] = ()) -> list[S
     return [
         s
         for s in _non_overlapping(found)
-        if not _public_test_key(s.value(text)) and not _firebase_web_key(s, text)
+        if not _public_test_key(s.value(text))
+        and not _firebase_web_key(s, text)
+        and not _elided(s, text)
     ]
+
+
+def _elided(secret: Secret, text: str) -> bool:
+    """A key shown cut short, an ellipsis right after it (``sk-proj-AbC12…``,
+    ``ghp_x1y2...``): its first characters, written to say which key, not the key."""
+    return text.startswith(("...", "…"), secret.end)
 
 
 _FIREBASE = re.compile(r"(?i)firebase")

@@ -2074,6 +2074,8 @@ def _not_memory_tree(name: str) -> bool:
     low = name.lower()
     if low == "agents":
         return False  # agents/<name>/ may hold a persona's own MEMORY.md
+    if {"template", "templates"} & set(re.split(r"[-_.\s]+", low)):
+        return True  # `_TEMPLATE_feature/`: the seed a feature's folder is copied from
     return low in NOT_MEMORY_FOLDERS or low.endswith(("-skills", "_skills"))
 
 

@@ -167,6 +167,58 @@ def test_memory_bank_activecontext_stale_in_git(tmp_path: Path) -> None:
     assert ("memory-bank/activeContext.md", "MB002") in codes
 
 
+def test_a_sub_projects_memory_bank_is_stale_only_by_its_own_projects_commits(
+    tmp_path: Path,
+) -> None:
+    """A repository of several projects (`day-1-app/`, `day-2-app/`, each with its own
+    manifest): commits to a sibling project say nothing about `day-1-app/memory-bank/`; its
+    own project's commits do. A bank kept under `docs/history/` is a record, never stale."""
+    repo = tmp_path / "days"
+    repo.mkdir()
+
+    def git(*args: str) -> None:
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+            cwd=repo,
+            check=True,
+            capture_output=True,
+        )
+
+    git("init", "-q", "-b", "main")
+    bank = {
+        f"day-1-app/memory-bank/{n}.md": f"# {n}\n\nText.\n" for n in ("activeContext", "progress")
+    }
+    old = {
+        f"docs/history/memory-bank/{n}.md": f"# {n}\n\nOld.\n"
+        for n in ("activeContext", "progress")
+    }
+    _write(repo, bank | old | {"day-1-app/package.json": "{}\n", "day-2-app/package.json": "{}\n"})
+    toml = "stale_commits = 3\n"
+    _write(
+        repo,
+        {"day-1-app/memory-bank/memls.toml": toml, "docs/history/memory-bank/memls.toml": toml},
+    )
+    git("add", "-A")
+    git("commit", "-q", "-m", "banks")
+    for i in range(4):
+        _write(repo, {f"day-2-app/src/s{i}.js": f"x = {i}\n"})
+        git("add", "-A")
+        git("commit", "-q", "-m", f"day 2 step {i}")
+    stale = [c for _, c in _codes(_check(repo)) if c == "MB003"]
+    assert stale == []
+    for i in range(4):
+        _write(repo, {f"day-1-app/src/s{i}.js": f"x = {i}\n"})
+        git("add", "-A")
+        git("commit", "-q", "-m", f"day 1 step {i}")
+    data = _check(repo)
+    found = [d for d in data["diagnostics"] if d["code"] == "MB003"]
+    assert {d["path"] for d in found} == {
+        "day-1-app/memory-bank/activeContext.md",
+        "day-1-app/memory-bank/progress.md",
+    }
+    assert "4 commits changed 4 files in day-1-app/" in found[0]["message"]
+
+
 def test_docs_memory_index_with_dead_pointers_is_found(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     _write(
@@ -870,7 +922,7 @@ def test_placeholders_are_not_memory(tmp_path: Path) -> None:
 
 def test_hidden_memories_and_what_only_looks_like_a_handoff(tmp_path: Path) -> None:
     """A hidden `.memories/` (QUICK.md, KNOWLEDGE.md) is a memory folder by its name; a
-    handoff-named file in a ticket `_template/`, an `ideas/`, a `runs/` or a `runbooks/`
+    handoff-named file in a ticket `_template/` (a `_TEMPLATE_feature/`'s log), an `ideas/`, a `runs/` or a `runbooks/`
     folder, one titled as a retro or a template, spec-kit's `.specify/memory/` and a feature folder
     whose name has `ai` as a topic word (`16_ai_tier/`) are not memory."""
     repo = _repo(tmp_path)
@@ -881,6 +933,7 @@ def test_hidden_memories_and_what_only_looks_like_a_handoff(tmp_path: Path) -> N
             "evaluator/.memories/QUICK.md": "# Quick\n\n- run `make eval` first\n",
             "evaluator/.memories/KNOWLEDGE.md": "# Knowledge\n\n- the judge is strict\n",
             "tickets/_template/handoff.md": state,
+            "docs/next/_TEMPLATE_feature/session_log.md": "# Session log\n\n## 2026-01-02\n- x\n",
             "docs/ideas/handoff-mcp-migration.md": state,
             "ltg/runs/determinism-handoff.md": state,
             "runbooks/oncall/handoff_missed.md": state,
@@ -1118,12 +1171,20 @@ def test_more_agent_memory_by_its_names(tmp_path: Path) -> None:
             "tools/PICKUP.md": "# Pick up here\n\nBranch: main\n\n## Next\n- the feed\n",
             "context/01_overview.md": "# Overview\n",
             "context/04_current_status.md": "# Current status\n\n- engine v2 in review\n",
-            "CLAUDE.md": "Read `.claude/DEVELOPMENT_WORKFLOW.md` first in every session.\n",
+            "CLAUDE.md": (
+                "Read `.claude/DEVELOPMENT_WORKFLOW.md` first in every session.\n\n"
+                "At the start of each session read:\n\n- `docs/product/PRD.md`\n"
+                "- `docs/engineering/architecture.md`\n"
+            ),
+            "docs/product/PRD.md": "# PRD\n\nA reader app.\n",
+            "docs/engineering/architecture.md": "# Architecture\n\nOne service.\n",
             ".claude/DEVELOPMENT_WORKFLOW.md": "# Workflow\n\n1. plan\n2. build\n",
         },
     )
     roots = _roots(_check(repo))
     assert ".claude" not in roots  # a workflow to follow each session is instructions
+    assert "docs/product" not in roots  # nor the project's reference, read each session
+    assert "docs/engineering" not in roots
     assert "claude-progress.txt" in roots["."]["files"], roots.get(".")
     assert ".session-journal.md" in roots["."]["files"]
     assert roots[".jules"]["files"] == [".jules/bolt.md"]

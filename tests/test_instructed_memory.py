@@ -321,12 +321,14 @@ def test_memory_said_of_another_path_in_the_same_list_names_nothing(tmp_path: Pa
 
 
 def test_a_linked_file_is_named_with_the_words_around_the_link(tmp_path: Path) -> None:
-    text = "Before you stop, record what changed in [the design page](docs/DESIGN.md).\n"
+    text = "Before you stop, record what changed in [the changes page](docs/CHANGES.md).\n"
     repo = _repo(tmp_path, agents="# x\n")
-    _write(repo, {"CLAUDE.md": text, "docs/DESIGN.md": "# Design\n"})
+    _write(repo, {"CLAUDE.md": text, "docs/CHANGES.md": "# Changes\n"})
     assert named_above(repo).files == frozenset()  # no word of memory: a project page
-    _write(repo, {"CLAUDE.md": "Each session, record what changed in [design](docs/DESIGN.md).\n"})
-    assert named_above(repo).files == frozenset({repo / "docs" / "DESIGN.md"})
+    _write(
+        repo, {"CLAUDE.md": "Each session, record what changed in [changes](docs/CHANGES.md).\n"}
+    )
+    assert named_above(repo).files == frozenset({repo / "docs" / "CHANGES.md"})
 
 
 @pytest.mark.parametrize(

@@ -488,6 +488,10 @@ def test_a_handoff_in_a_past_numbered_session_folder_is_history(repo: Path) -> N
 @pytest.mark.parametrize(
     ("folder", "judged"),
     [
+        ("work/_work_old/_workspace_lpd", False),  # old, prev, history … as a word of a name
+        ("work/_workspace_prev_20260716", False),
+        ("docs/handoff-history", False),
+        ("docs/bold-moves", True),
         ("docs/handoffs/2026-04-05", False),
         ("runs/20260605-quality-index", False),
         ("docs/brand-refresh-2026-05-09", True),
@@ -513,6 +517,7 @@ def test_a_handoff_in_a_folder_named_by_a_date_first_is_that_days_record(
         "> **DEPRECATED — retained as historical reference**",
         "Superseded by: docs/HANDOFF.md",
         "> Deprecated: 2026-06-15",
+        "> ⏭️ **Superseded for current state by [`handoff.md`](handoff.md) (2026-06-28).**",
     ],
 )
 def test_a_handoff_with_a_deprecated_banner_is_history(repo: Path, banner: str) -> None:

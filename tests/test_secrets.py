@@ -474,6 +474,16 @@ def test_a_firebase_web_key_is_no_secret_but_another_google_key_is(tmp_path: Pat
     assert maps not in proc.stdout
 
 
+def test_a_key_shown_cut_short_by_an_ellipsis_is_no_secret() -> None:
+    """`sk-proj-AbC…` names which key (its first characters) and opens nothing; the whole
+    key beside it is still found."""
+    head = "sk-proj-" + rand(22)
+    for line in (f"OPENAI_API_KEY={head}...", f"- the key `{head}…` was rotated"):
+        assert find_secrets(line) == [], line.replace(head, "<fake>")
+    whole = "sk-proj-" + rand(48)
+    assert [s.code for s in find_secrets(f"OPENAI_API_KEY={whole}")] == ["SC001"]
+
+
 def test_a_twilio_app_sid_is_no_artifactory_credential() -> None:
     """`AP` and 32 hex digits names a TwiML app (a public identifier, like an Account
     SID); an Artifactory credential of that prefix, mixed-case, is still a secret."""

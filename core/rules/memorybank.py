@@ -253,14 +253,49 @@ def _stale(ctx: RuleContext) -> str | None:
         pos = len(hist.commits)
     if pos < limit:
         return None
+    from memls.core.rules.stale import path_in_history_folder
+
+    if path_in_history_folder(ws, ctx.doc.path):
+        return None  # `docs/history/memory-bank/`: a bank kept as the record it was
+    project = _project_of(ws.root, repo)
     newer = hist.commits[:pos]
-    outside = {p for c in newer for _, p in c.changes if not p.startswith(bank + "/")}
+
+    def described(path: str) -> bool:  # the bank's own project, not the bank or a sibling's
+        return not path.startswith(bank + "/") and (not project or path.startswith(project))
+
+    outside = {p for c in newer for _, p in c.changes if described(p)}
     if not outside:
-        return None  # only the bank itself changed since: nothing it should describe
+        return None  # only the bank (or other projects) changed since: nothing to describe
+    if project:
+        newer = [c for c in newer if any(described(p) for _, p in c.changes)]
+        if len(newer) < limit:
+            return None
     last = hist.commits[pos] if pos < len(hist.commits) else None
     when = f" ({last.short})" if last is not None else f" (more than {len(newer)} commits ago)"
+    where = f"in {project.rstrip('/')}/" if project else "outside the memory bank"
     return (
         f"{ctx.doc.path.name} was last changed {pos} commits ago{when}; since then "
-        f"{len(newer)} commits changed {len(outside)} files outside the memory bank: the "
+        f"{len(newer)} commits changed {len(outside)} files {where}: the "
         "state it describes may be old; update it (stale_commits sets the threshold)"
     )
+
+
+_MORE_MANIFESTS = (
+    "build.gradle.kts", "settings.gradle.kts", "settings.gradle", "CMakeLists.txt",
+    "requirements.txt", "deno.json", "pubspec.yaml", "mix.exs",
+)  # fmt: skip
+
+
+def _project_of(bank: Path, repo: Path) -> str:
+    """The sub-project a bank belongs to, as a repository-relative prefix (``day-1-app/``):
+    the nearest folder above the bank with a project manifest (``package.json``,
+    ``pyproject.toml`` …) below the repository's top; "" for the whole repository."""
+    from memls.core.workspace import PROJECT_MARKERS
+
+    markers = [m for m in PROJECT_MARKERS if m != ".git"] + list(_MORE_MANIFESTS)
+    here = bank.parent
+    while here != repo and repo in here.parents:
+        if any((here / m).exists() for m in markers):
+            return here.relative_to(repo).as_posix() + "/"
+        here = here.parent
+    return ""

@@ -156,8 +156,14 @@ def name_date(name: str) -> _dt.date | None:
     return None
 
 
-_HISTORY_WORDS = frozenset({"history", "archive", "archives", "archived"})
-"""Words that make a compound folder name a history folder (``handoff-history/``)."""
+_HISTORY_WORDS = frozenset(
+    {
+        "history", "archive", "archives", "archived", "old", "prev", "previous", "legacy",
+        "deprecated", "obsolete", "superseded",
+    }
+)  # fmt: skip
+"""Words that make a compound folder name a history folder (``handoff-history/``,
+``_work_old/``, ``_workspace_prev_20260716/``)."""
 
 
 def in_history_folder(ws: Workspace, doc: Document) -> bool:
@@ -284,6 +290,8 @@ _CLOSED = re.compile(
     r"|(?-i:^\s{0,3}(?:>\s*)?[*_]{0,2}(?:DEPRECATED|SUPERSEDED|OBSOLETE|ARCHIVED)\b)"
     # `Deprecated: 2026-06-15`, `Superseded by: docs/HANDOFF.md`
     r"|^\s{0,3}(?:>\s*)?\**(?:deprecated|superseded(?: by)?|replaced by)\**\s*:"
+    # `> ⏭️ **Superseded for current state by [handoff.md](handoff.md)**`: a banner in words
+    r"|^\s{0,3}(?:>\s*)?(?:[^\w\s]{1,4}\s*)?\**(?:superseded|replaced)\b[^\n]{0,40}?\bby\b"
 )
 CLOSED_HEAD_LINES = 30
 """How far down a handoff its status of resolved (closed, done, superseded) is looked for."""

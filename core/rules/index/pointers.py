@@ -90,7 +90,7 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
             return False  # `[[106. Backlog Is The Tracker]]`: note 106 by its number and title
         if _names_a_skill(ws, target):
             return False  # `[[hil-author-test]]`: the skill `.claude/skills/hil-author-test/`
-        if _in_claude_auto_memory(ws, target):
+        if _in_claude_auto_memory(ws, target, _MEMORY_LABEL.search(line[: link.start]) is not None):
             return False  # `[[reference-ci-gotchas]]` from a handoff: Claude Code's own memory
         return _norm_words(target) not in _SYNTAX_WORDS
     if _CURSOR_PLAN.search(target):
@@ -235,15 +235,24 @@ _AUTO_MEMORY_NOTE = re.compile(r"(?i)^(?:user|feedback|project|reference)[-_][\w
 _USER_NOTE = re.compile(r"(?i)^(?:user|feedback)[-_]")
 
 
-def _in_claude_auto_memory(ws: Workspace, target: str) -> bool:
+_MEMORY_LABEL = re.compile(
+    r"(?i)\b(?:related\s+|see\s+)?memor(?:y|ies)\s*(?:notes?\s*)?[:：]"
+    r"|(?:관련\s*)?메모리\s*[:：]|メモリ\s*[:：]|记忆\s*[:：]|記憶\s*[:：]"
+)
+"""A line's label saying the wikilinks after it name memories ("Related memory:",
+"관련 메모리:"): notes of the agent's own memory, wherever it keeps them."""
+
+
+def _in_claude_auto_memory(ws: Workspace, target: str, labelled: bool = False) -> bool:
     """A wikilink named like a note of Claude Code's auto memory (``reference_ci_gotchas``,
-    ``feedback-commit-style``), written in a handoff or notes root (or a root with no index,
+    ``feedback-commit-style``) or after a label calling it one ("Related memory:
+    [[db-schema]]"), written in a handoff or notes root (or a root with no index,
     a sprint folder's log and retro), not a memory folder of such notes: Claude Code keeps
     that memory in the owner's home folder (``~/.claude/projects/<slug>/memory/``), which
     no checkout holds."""
     name = target.removesuffix(".md")
-    if _AUTO_MEMORY_NOTE.match(name) is None:
-        return False
+    if _AUTO_MEMORY_NOTE.match(name) is None and not labelled:
+        return False  # (a wikilink the line calls a memory is one, whatever its name)
     if _indexed_elsewhere(ws, name):
         return True  # the index links it in the home folder's memory: the note is there
     subagent = any(p.name.lower() == "agent-memory" for p in (ws.root, *ws.root.parents)[:3])
