@@ -267,7 +267,7 @@ def _stale(ctx: RuleContext) -> str | None:
     if not outside:
         return None  # only the bank (or other projects) changed since: nothing to describe
     if project:
-        newer = [c for c in newer if any(described(p) for _, p in c.changes)]
+        newer = tuple(c for c in newer if any(described(p) for _, p in c.changes))
         if len(newer) < limit:
             return None
     last = hist.commits[pos] if pos < len(hist.commits) else None
