@@ -11,11 +11,26 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from memls.core.workspace import Layout, RootKind, discover, layout_choice, root_kind
 from tests.cli_helpers import run_memls
+
+
+def _git_in(repo: Path) -> Callable[..., None]:
+    """A git runner for ``repo`` (a fixed author, output captured)."""
+
+    def git(*args: str) -> None:
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+            cwd=repo,
+            check=True,
+            capture_output=True,
+        )
+
+    return git
 
 
 def _repo(tmp_path: Path, name: str = "app") -> Path:
@@ -130,13 +145,7 @@ def test_memory_bank_activecontext_stale_in_git(tmp_path: Path) -> None:
     repo = tmp_path / "app"
     repo.mkdir()
 
-    def git(*args: str) -> None:
-        subprocess.run(
-            ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
-            cwd=repo,
-            check=True,
-            capture_output=True,
-        )
+    git = _git_in(repo)
 
     git("init", "-q", "-b", "main")
     _write(repo, {"memory-bank/memls.toml": "stale_commits = 3\n"})
@@ -176,13 +185,7 @@ def test_a_sub_projects_memory_bank_is_stale_only_by_its_own_projects_commits(
     repo = tmp_path / "days"
     repo.mkdir()
 
-    def git(*args: str) -> None:
-        subprocess.run(
-            ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
-            cwd=repo,
-            check=True,
-            capture_output=True,
-        )
+    git = _git_in(repo)
 
     git("init", "-q", "-b", "main")
     bank = {
