@@ -201,6 +201,10 @@ def parse_text(
             html_blocks.append((first, last))
             opaque.append((first, last))
     del src, src_index  # not needed by the line scan below
+    nested = _nested_fences(lines, skip_until, body_end, _line_flags(opaque, n))
+    if nested:
+        fences = sorted(fences + nested)
+        opaque += nested
     indented = _indented_code(lines, skip_until, body_end, _line_flags(opaque, n), headings)
     if indented:
         fences = sorted(fences + indented)
@@ -281,6 +285,34 @@ def _indent_width(line: str) -> int:
         else:
             break
     return width
+
+
+_DEEP_FENCE = re.compile(r"^(?P<indent>[ \t]{4,})(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
+
+
+def _nested_fences(
+    lines: list[str], start: int, end: int, opaque: list[bool]
+) -> list[tuple[int, int]]:
+    """Fenced code indented four columns or more — a fence inside a list item's
+    continuation (``   2. Replace it:`` then ``     ```bash``), which the block parser
+    (reading no lists) leaves as text: from the opening fence to the closing one of the
+    same character and at least its length. An opening fence with no closing one is text."""
+    spans: list[tuple[int, int]] = []
+    ln = start
+    while ln < end:
+        m = _DEEP_FENCE.match(lines[ln]) if not opaque[ln] else None
+        if m is None:
+            ln += 1
+            continue
+        fence = m["fence"]
+        close = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+        last = next((k for k in range(ln + 1, end) if close.match(lines[k])), None)
+        if last is None:
+            ln += 1
+            continue
+        spans.append((ln, last))
+        ln = last + 1
+    return spans
 
 
 def _indented_code(

@@ -400,6 +400,10 @@ def _credible_password(value: str, *, named: bool = False, quoted: bool = False)
         return False  # "123456:ABCDEF": a counted-out example, not a key
     if re.fullmatch(r"[a-z][a-z0-9_-]*(?:/[a-z0-9_.-]+)+", value):
         return False  # "config/env": where the value is kept, a path of words
+    if re.fullmatch(r"[\w.-]+:(?:/(?!/)|~/|\./)[\w./-]*", value):
+        return (
+            False  # `LoadCredential=anthropic:/etc/app/credentials/anthropic`: a name and its file
+        )
     # a word or a name ("token: rotated", "Password: Required", createContext), unless it is
     # quoted after a password's name: `Password: \`Sunflower\``
     wordlike = value.isalpha() and not (len(value) >= 24 and _shannon(value) >= 4.0)

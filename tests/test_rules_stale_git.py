@@ -512,6 +512,22 @@ def test_a_handoff_in_a_folder_named_by_a_date_first_is_that_days_record(
 
 
 @pytest.mark.parametrize(
+    ("name", "judged"),
+    [
+        ("handoff-decisions-closed.md", False),
+        ("HANDOFF_auth_DONE.md", False),
+        ("handoff-donate.md", True),
+    ],
+)
+def test_a_handoff_named_closed_is_a_record(repo: Path, name: str, judged: bool) -> None:
+    commit_file(repo, f"notes/{name}", HANDOFF, "handoff")
+    for n in range(3):
+        commit_file(repo, f"src/c{n}.py", "x\n", f"work {n}")
+    found = _check(repo / "notes", name, ("HO006",), stale_commits=2)
+    assert len(found) == (1 if judged else 0)
+
+
+@pytest.mark.parametrize(
     "banner",
     [
         "> **DEPRECATED — retained as historical reference**",

@@ -116,6 +116,7 @@ NEGATIVES = [
     '  "mongo.uri": "mongodb+srv://[MONGO_USER:MONGO_PASS]@db-cluster.example.net/",',  # redacted
     "- load it with `RsaPrivateKey::from_pkcs8_pem(&pem)` at start-up",  # a Rust path
     "      const token = sessionData?.session?.access_token",  # optional chaining: code
+    "LoadCredential=anthropic-default:/etc/app/credentials/anthropic-default",  # id:file
 ]
 
 

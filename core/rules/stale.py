@@ -205,7 +205,7 @@ def is_history(ws: Workspace, doc: Document) -> bool:
         return True
     if day is not None and _last_logged(ws) > day:
         return True  # the sessions logged beside it after its day took it up
-    if _all_done(doc) or _closed(doc):
+    if _all_done(doc) or _closed(doc) or _closed_name(doc.path.name):
         return True  # every item ticked, or marked resolved: a record of finished work
     if _later_session_folder(doc.path):
         return True  # `sessions/064/HANDOFF.md` beside `sessions/065/`: a past session's
@@ -295,6 +295,18 @@ _CLOSED = re.compile(
 )
 CLOSED_HEAD_LINES = 30
 """How far down a handoff its status of resolved (closed, done, superseded) is looked for."""
+
+
+_CLOSED_NAME_WORDS = frozenset(
+    {"closed", "resolved", "done", "completed", "complete", "finished", "superseded", "obsolete"}
+)
+
+
+def _closed_name(name: str) -> bool:
+    """A handoff whose file name says its work is closed (``handoff-decisions-closed.md``,
+    ``HANDOFF_auth_DONE.md``): a record of what was handed over, kept."""
+    words = set(re.split(r"[-_.\s]+", name.lower().removesuffix(".md")))
+    return bool(words & _CLOSED_NAME_WORDS)
 
 
 def _closed(doc: Document) -> bool:

@@ -90,6 +90,8 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
             return False  # `[[106. Backlog Is The Tracker]]`: note 106 by its number and title
         if _names_a_skill(ws, target):
             return False  # `[[hil-author-test]]`: the skill `.claude/skills/hil-author-test/`
+        if _VAULT_LABEL.search(line[: link.start]):
+            return False  # `Obsidian: [[2026-05-30-comms]]`: a note of the owner's vault
         if _in_claude_auto_memory(ws, target, _MEMORY_LABEL.search(line[: link.start]) is not None):
             return False  # `[[reference-ci-gotchas]]` from a handoff: Claude Code's own memory
         return _norm_words(target) not in _SYNTAX_WORDS
@@ -235,6 +237,8 @@ _AUTO_MEMORY_NOTE = re.compile(r"(?i)^(?:user|feedback|project|reference)[-_][\w
 _USER_NOTE = re.compile(r"(?i)^(?:user|feedback)[-_]")
 
 
+_VAULT_LABEL = re.compile(r"(?i)\b(?:obsidian|(?:in\s+the\s+)?vault)(?:\s+notes?)?\s*[:：]")
+"""A label saying the wikilinks after it are notes of an Obsidian vault kept elsewhere."""
 _MEMORY_LABEL = re.compile(
     r"(?i)\b(?:related\s+|see\s+)?memor(?:y|ies)\s*(?:notes?\s*)?[:：]"
     r"|(?:관련\s*)?메모리\s*[:：]|メモリ\s*[:：]|记忆\s*[:：]|記憶\s*[:：]"
