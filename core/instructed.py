@@ -432,6 +432,16 @@ _GUIDE_WORDS = frozenset(
 sessions."""
 
 
+def is_guide_name(name: str) -> bool:
+    """A Markdown file named as instructions, a front page or a guide to follow
+    (``CLAUDE.md`` and its translations, ``README.md``, ``MCP_QUICK_REFERENCE.md``,
+    ``MCP_SETUP.md``)."""
+    lower = name.lower()
+    words = set(re.split(r"[-_.\s]+", lower.removesuffix(".md")))
+    translated = lower.startswith(("claude.", "agents.", "gemini."))  # `CLAUDE.zh-TW.md`
+    return lower in _NOT_MEMORY_FILES or bool(words & _GUIDE_WORDS) or translated
+
+
 def _memory_file_name(name: str) -> bool:
     """A named file that can be memory: Markdown that is not an instruction or front page
     nor named as a guide (``_GUIDE_WORDS``), or a plain-text file memory by its name."""

@@ -30,6 +30,7 @@ from memls.core.instructed import (
     SELF_HEAD_BYTES,
     Instructed,
     instructed_for,
+    is_guide_name,
     is_instructed_root,
     merged,
     named_above,
@@ -1091,7 +1092,7 @@ def journal_notes(folder: Path) -> list[Path]:
             out.append(folder / name)  # CHECKPOINT.md; the long-running harness's progress log
             continue
         if in_agent_folder and is_markdown_name(name) and not _JOURNAL_NAME.match(name):
-            if name.lower() != "readme.md" and _dated_file(folder / name, 1):
+            if not is_guide_name(name) and _dated_file(folder / name, 1):
                 out.append(folder / name)  # `.jules/bolt.md`: a persona's dated journal
             continue
         if not _JOURNAL_NAME.match(name) or name in ("MEMORY.md", "LOG.md"):

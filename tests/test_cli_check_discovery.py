@@ -1169,6 +1169,8 @@ def test_more_agent_memory_by_its_names(tmp_path: Path) -> None:
             ".session-journal.md": "# Session journal\n\nA guidebook kept across sessions.\n",
             ".jules/bolt.md": "## 2026-01-14 - Faster stats\n**Learning:** one query.\n",
             ".jules/README.md": "# Personas\n\n## 2026-01-02 - Added bolt\nWhat each one does.\n",
+            ".claude/CLAUDE.zh-TW.md": "# 說明\n\n## 2026-01-02 更新\n規則。\n",
+            ".claude/MCP_SETUP.md": "# MCP setup\n\n## 2026-01-03\nInstall it.\n",
             ".windsurf/memories.md": "# Memories\n\n- the stack is Go and htmx\n",
             ".windsurf/workflows/deploy.md": "# Deploy\n\n1. run make\n",
             "tools/PICKUP.md": "# Pick up here\n\nBranch: main\n\n## Next\n- the feed\n",
