@@ -1164,6 +1164,8 @@ def is_agent_notes_folder(folder: Path) -> bool:
         return False
     split = [w for w in re.split(r"[-_.\s]+", name.lstrip(".")) if w]
     words = set(split)
+    if not name.startswith(".") and split and split[-1] == "agents":
+        return False  # `CODE_REVIEW_AGENTS/`, `sub-agents/`: the agents' definitions, not notes
     agent = name.startswith(".") or bool(words & (_AGENT_WORDS - _LEADING_ONLY))
     agent = agent or bool(split and split[0] in _LEADING_ONLY)  # `ai-docs/`, not `16_ai_tier/`
     if name in _KNOWLEDGE_FOLDERS:

@@ -927,7 +927,8 @@ def test_hidden_memories_and_what_only_looks_like_a_handoff(tmp_path: Path) -> N
     """A hidden `.memories/` (QUICK.md, KNOWLEDGE.md) is a memory folder by its name; a
     handoff-named file in a ticket `_template/` (a `_TEMPLATE_feature/`'s log), an `ideas/`, a `runs/` or a `runbooks/`
     folder, one titled as a retro or a template, spec-kit's `.specify/memory/` and a feature folder
-    whose name has `ai` as a topic word (`16_ai_tier/`) are not memory."""
+    whose name has `ai` as a topic word (`16_ai_tier/`) and a folder of agent definitions
+    (`CODE_REVIEW_AGENTS/`) are not memory."""
     repo = _repo(tmp_path)
     state = "# Handoff\n\n## Current status\n\n## Next Steps\n- wire `src/a.py`\n"
     _write(
@@ -946,6 +947,8 @@ def test_hidden_memories_and_what_only_looks_like_a_handoff(tmp_path: Path) -> N
             ".specify/memory/constitution.md": "# Constitution\n\n## Principles\n",
             "docs/features/16_ai_tier/00_CONCEPT_NOTES.md": "# Concept notes\n",
             "docs/features/16_ai_tier/AIT_001.md": "# AIT 001\n",
+            "docs/CODE_REVIEW_AGENTS/13_LINQ_GOTCHAS.md": "# LINQ gotchas reviewer\n",
+            "docs/CODE_REVIEW_AGENTS/14_SAVE_LOAD.md": "# Save/load reviewer\n",
         },
     )
     roots = _roots(_check(repo))
