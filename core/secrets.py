@@ -25,7 +25,10 @@ characters; :func:`fingerprint` is what a project lists to mark a known fake.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
+import json
 import math
 import re
 import string
@@ -581,7 +584,28 @@ def find_secrets(text: str, *, fences: Iterable[tuple[int, int]] = ()) -> list[S
         if not _public_test_key(s.value(text))
         and not _firebase_web_key(s, text)
         and not _elided(s, text)
+        and not _public_jwt(s.value(text))
     ]
+
+
+_JWT = re.compile(r"eyJ[\w-]+\.(eyJ[\w-]+)\.[\w-]+")
+_PUBLIC_ROLES = frozenset({"anon"})
+"""JWT roles issued to every client by design: Supabase's ``anon`` key ships in the app."""
+
+
+def _public_jwt(value: str) -> bool:
+    """A JWT whose claims say it is the public client key (Supabase's anon key: ``"role":
+    "anon"``): the browser holds it, row-level security guards the data, nothing to rotate.
+    A ``service_role`` key, or any other JWT, is still a secret."""
+    m = _JWT.fullmatch(value)
+    if m is None:
+        return False
+    payload = m[1] + "=" * (-len(m[1]) % 4)
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(payload))
+    except (ValueError, binascii.Error):
+        return False
+    return isinstance(claims, dict) and claims.get("role") in _PUBLIC_ROLES
 
 
 def _elided(secret: Secret, text: str) -> bool:

@@ -1247,7 +1247,8 @@ def is_memory_bank(folder: Path) -> bool:
 NOT_MEMORY_FOLDERS = frozenset(
     {
         "commands", "skills", "prompts", "templates", "template", "_template", "_templates",
-        "agents", "plans", "specs", "design", "designs", "process", "processes", "ideas",
+        "agents", "plans", "specs", "design", "designs", "architecture", "process", "processes",
+        "ideas",
         "runs", "runbooks", "runbook", "playbooks",
     }
 )  # fmt: skip

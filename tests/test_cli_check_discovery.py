@@ -925,7 +925,7 @@ def test_placeholders_are_not_memory(tmp_path: Path) -> None:
 
 def test_hidden_memories_and_what_only_looks_like_a_handoff(tmp_path: Path) -> None:
     """A hidden `.memories/` (QUICK.md, KNOWLEDGE.md) is a memory folder by its name; a
-    handoff-named file in a ticket `_template/` (a `_TEMPLATE_feature/`'s log), an `ideas/`, a `runs/` or a `runbooks/`
+    handoff-named file in a ticket `_template/` (a `_TEMPLATE_feature/`'s log), an `ideas/`, a `runs/`, a `runbooks/` or an `architecture/`
     folder, one titled as a retro or a template, spec-kit's `.specify/memory/` and a feature folder
     whose name has `ai` as a topic word (`16_ai_tier/`) and a folder of agent definitions
     (`CODE_REVIEW_AGENTS/`) are not memory."""
@@ -941,6 +941,7 @@ def test_hidden_memories_and_what_only_looks_like_a_handoff(tmp_path: Path) -> N
             "docs/ideas/handoff-mcp-migration.md": state,
             "ltg/runs/determinism-handoff.md": state,
             "runbooks/oncall/handoff_missed.md": state,
+            "docs/architecture/breath-architecture-handover.md": state,
             "docs/retros/handoff-payload.md": "# Handoff payload — a retro\n\n" + state,
             "docs/handoffs/HANDOFF.md": "# Agent Handoff Template\n\n**WO**: {WO-ID}\n\n" + state,
             "deploy/handover.md": "# Hosting Deployment Handover Guide\n\n" + state,

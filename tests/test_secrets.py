@@ -46,11 +46,12 @@ def jwt_secret() -> str:
     return "jw" + secrets.token_urlsafe(24)
 
 
-def fake_jwt() -> str:
+def fake_jwt(**claims: object) -> str:
     def part(data: dict[str, object]) -> str:
         return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
 
-    return f"{part({'alg': 'HS256', 'typ': 'JWT'})}.{part({'sub': rand(12)})}.{rand(43)}"
+    body = claims or {"sub": rand(12)}
+    return f"{part({'alg': 'HS256', 'typ': 'JWT'})}.{part(body)}.{rand(43)}"
 
 
 def positives() -> list[tuple[str, str, str]]:
@@ -483,6 +484,15 @@ def test_a_key_shown_cut_short_by_an_ellipsis_is_no_secret() -> None:
         assert find_secrets(line) == [], line.replace(head, "<fake>")
     whole = "sk-proj-" + rand(48)
     assert [s.code for s in find_secrets(f"OPENAI_API_KEY={whole}")] == ["SC001"]
+
+
+def test_a_supabase_anon_key_is_public_but_its_service_role_key_is_not() -> None:
+    """A JWT whose claims say `role: anon` is the client key every browser of the app holds;
+    the `service_role` key beside it bypasses row-level security and is a secret."""
+    anon = fake_jwt(iss="supabase", ref=rand(20), role="anon")
+    service = fake_jwt(iss="supabase", ref=rand(20), role="service_role")
+    assert find_secrets(f"- anon key: {anon}") == []
+    assert [s.code for s in find_secrets(f"- service key: {service}")] == ["SC001"]
 
 
 def test_a_twilio_app_sid_is_no_artifactory_credential() -> None:

@@ -81,7 +81,7 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
         return False  # `f^[n](e0)`: f applied n times to e0, in a proof sketch
     if link.kind == "markdown" and _ARRAY_TYPE.search(line[: link.start]):
         return False  # `TEXT[](2026-07-12, batch)`: an array type, then a parenthesis
-    if _said_future(line):
+    if _said_future(line) or _said_owed(line, link):
         return False  # `docs/DESIGN_SYSTEM.md` — Future (if needed): a file still to write
     if link.kind == "wikilink":
         if _DIRECTIVE.match(target):
@@ -339,6 +339,23 @@ _FUTURE = re.compile(
     r"never (?:copy|commit) (?:it )?(?:to|into))\b|项目级|当前项目|项目目录|各项目"
 )
 _SPANS = re.compile(r"`[^`]*`|\[[^\]]*\]\([^)]*\)|\[\[[^\]]*\]\]")
+
+
+_OWED = re.compile(
+    r"(?i)\b(?:owed|proposals?|proposed|deferred|candidate|follow-?ups?|hypothetical|"
+    r"would (?:be|need)|to (?:write|draft)|not yet)\b"
+)
+OWED_WINDOW = 48
+"""How many characters each side of a pointer are read for words saying it is owed."""
+
+
+def _said_owed(line: str, link: Link) -> bool:
+    """The words next to the pointer say the file is owed or only proposed ("`docs/X.md`
+    owed", "first-step proposal = `docs/PACKS.md`", "candidate follow-ups = `…`"): a file
+    still to write, named in a long line whose other pointers are judged."""
+    before = _SPANS.sub(" ", line[max(0, link.start - OWED_WINDOW) : link.start])
+    after = _SPANS.sub(" ", line[link.end : link.end + OWED_WINDOW])
+    return _OWED.search(before) is not None or _OWED.search(after) is not None
 
 
 def _said_future(line: str) -> bool:
