@@ -642,9 +642,12 @@ _CODE_OR_DATA = re.compile(
 
 
 _DATA_SUFFIXES = (".json", ".jsonl", ".yaml", ".yml")
-_MEMORY_DATA_NAME = re.compile(r"(?i)^(?:[\w.]+[-_])?memor(?:y|ies)(?:[-_][\w.-]+)?\.jsonl?$")
-"""A memory store's file by its name (``memory.jsonl``, ``memory-project.jsonl``): in a
-hidden folder, a tool's memory kept as JSON (the MCP knowledge graph's ``.aim/``)."""
+_MEMORY_DATA_NAME = re.compile(
+    r"(?i)^(?:[\w.]+[-_])?memor(?:y|ies)(?:[-_][\w.-]+)?\.(?:jsonl?|ya?ml)$"
+)
+"""A memory store's file by its name (``memory.jsonl``, ``memory-project.jsonl``,
+``.claude/memory.yaml``): in a hidden folder, a tool's memory kept as JSON or YAML (the MCP
+knowledge graph's ``.aim/``)."""
 
 
 def is_json_memory(folder: Path) -> bool:
@@ -716,8 +719,11 @@ NOTES_FOLDERS = frozenset(
 """Folders whose name says they keep an agent's notes session by session (and a
 ``checkpoints/`` of another tool's format): memory when most of their Markdown is dated or
 numbered by its name (``2026-01-24-stats.md``, ``session-42.md``, ``2026-04-21-cp03.md``)."""
-JOURNAL_FOLDERS = frozenset({"diary", "diaries", "journal", "journals"})
+JOURNAL_FOLDERS = frozenset(
+    {"diary", "diaries", "journal", "journals", "daily", "dailies", "daily-notes", "daily_notes"}
+)
 """Folders that are memory by their name alone once they hold one dated Markdown file."""
+_DAILY = frozenset({"daily", "dailies"})
 NAMED_NOTES_FOLDERS = frozenset(
     {
         "agent-notes", "agent_notes", "ai-notes", "ai_notes", "ai-docs", "ai_docs", "ai-context",
@@ -752,14 +758,17 @@ _LOG_WORDS = frozenset({"log", "logs", "worklog", "worklogs", "devlog", "devlogs
 
 def _folder_word(name: str) -> str:
     """``checkpoints-pre-phase3`` → ``checkpoints``; ``session_logs`` stays whole; a
-    role's log (``manager-log``, ``agent_logs``) → ``worklogs``."""
+    role's log (``manager-log``, ``agent_logs``) → ``worklogs``; ``research-diary`` →
+    ``diary``."""
     name = name.lower().lstrip(".")
     if name in NOTES_FOLDERS or name in JOURNAL_FOLDERS:
         return name
     words = re.split(r"[-_.]", name)
     head = words[0]
-    if head in NOTES_FOLDERS or head in JOURNAL_FOLDERS:
-        return head
+    if head in NOTES_FOLDERS or (head in JOURNAL_FOLDERS and head not in _DAILY):
+        return head  # (`daily-health/`, `daily_reports/` are a job's output, not daily notes)
+    if len(words) > 1 and words[-1] in ("diary", "diaries", "journal", "journals"):
+        return words[-1]  # `research-diary/`, `dev_journal/`: a diary by its last word
     return "worklogs" if len(words) > 1 and words[-1] in _LOG_WORDS else name
 
 
@@ -873,7 +882,8 @@ def _session_named(folder: Path) -> bool:
         md = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
     except OSError:
         return False
-    return len(md) >= 2 and sum(1 for n in md if _has_name_date(n)) * 2 > len(md)
+    marked = sum(1 for n in md if _has_name_date(n) or _SESSION_FILE.match(n))
+    return len(md) >= 2 and marked * 2 > len(md)  # dated, or `session-001-foundation.md`
 
 
 _LOG_FOLDERS = frozenset({"logs", "log", "notes", "history"})

@@ -1570,3 +1570,35 @@ def test_a_memory_bank_keeping_its_progress_as_yaml(tmp_path: Path) -> None:
     assert _roots(_check(repo))["memory-bank"]["kind"] == "memory-bank"
     data = _check(repo)
     assert not [d for d in data["diagnostics"] if d["code"] == "MB001"]  # a layout of its own
+
+
+def test_more_session_notes_by_their_folders_names(tmp_path: Path) -> None:
+    """Numbered session notes in a folder named for sessions (`development-sessions/`), a
+    diary by its folder's last word (`research-diary/`), a `daily/` of dated notes and a
+    hidden folder's memory kept as YAML (`.claude/memory.yaml`) are memory; a folder of
+    numbered lessons under another name, or a job's `daily-health/` reports, is not."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "docs/development-sessions/session-001-foundation.md": "# Session 1\n\n- setup\n",
+            "docs/development-sessions/session-002-api.md": "# Session 2\n\n- the API\n",
+            "research-diary/README.md": "# Diary\n",
+            "research-diary/diario_2026-08-03.md": "# 2026-08-03\n\n- ran the probe\n",
+            "daily/DAILY-2026-05-19.md": "# 2026-05-19\n\n- the feed\n",
+            "daily/DAILY-2026-05-20.md": "# 2026-05-20\n\n- the store\n",
+            ".claude/memory.yaml": "facts:\n  - the stack is Go\n",
+            ".claude/README.md": "# Claude folder\n",
+            "signals/daily-health/daily-health-20260418.md": "# Health 2026-04-18\n",
+            "signals/daily-health/daily-health-20260419.md": "# Health 2026-04-19\n",
+            "course/lessons-part/lesson-01.md": "# Lesson 1\n",
+            "course/lessons-part/lesson-02.md": "# Lesson 2\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert roots["docs/development-sessions"]["kind"] == "notes", sorted(roots)
+    assert roots["research-diary"]["kind"] == "notes"
+    assert roots["daily"]["kind"] == "notes"
+    assert roots[".claude"]["kind"] == "json"
+    assert "course/lessons-part" not in roots
+    assert "signals/daily-health" not in roots  # a job's daily output, not daily notes
