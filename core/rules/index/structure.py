@@ -24,16 +24,21 @@ from memls.core.formats.index import (
 from memls.core.model import Diagnostic, Document, Range, Section, TextEdit
 from memls.core.rules import RuleContext
 from memls.core.rules.checkpoint import foreign_checkpoints
-from memls.core.workspace import is_claude_memory_dir, is_claude_project_memory
+from memls.core.workspace import Layout, is_claude_memory_dir, is_claude_project_memory
 
 
 def check_structure(ctx: RuleContext) -> Iterator[Diagnostic]:
     """IX001–IX008 on MEMORY.md."""
     doc = ctx.doc
-    first = _first_heading_problem(ctx)
-    if first is not None and not _headingless_list_index(doc):
-        yield first
     section = active_section(doc)
+    first = _first_heading_problem(ctx)
+    claude_own = (
+        ctx.workspace.layout is Layout.CLAUDE
+        and section is None
+        and _AUTODREAM.match(doc.line_text(doc.frontmatter.end_line + 1 if doc.frontmatter else 0))
+    )
+    if first is not None and not _headingless_list_index(doc) and not claude_own:
+        yield first
     found = bullets(doc, section) if section is not None else []
     facts = _facts(ctx)
     yield from _check_bullets(ctx, found, facts)
@@ -74,6 +79,11 @@ def _claude_code_memory(ctx: RuleContext) -> bool:
 
 
 _COMMENT_LINE = re.compile(r"^\s*<!--.*-->\s*$")
+
+
+_AUTODREAM = re.compile(r"^\s*\[AutoDream\b[^\]]*\]\s*$")
+"""The marker Claude Code's memory consolidation (auto-dream) writes on the index's first
+line (``[AutoDream last run: 2026-04-23]``): Claude Code's own index, in its own form."""
 
 
 def _headingless_list_index(doc: Document) -> bool:
