@@ -361,25 +361,25 @@ def _logical_lines(text: str) -> Iterator[str]:
     fenced = False
     for line in text.splitlines():
         stripped = line.strip()
-        block = (
-            not stripped
-            or _FENCE.match(line) is not None
-            or _HEADING.match(line) is not None
+        fence = _FENCE.match(line) is not None
+        if fenced or fence or not stripped or _HEADING.match(line) is not None:
+            if buf is not None:
+                yield buf
+                buf = None
+            fenced ^= fence
+            yield line  # a line of its own: blank, a heading, a fence or fenced code
+            continue
+        if buf is not None and not (
+            buf.rstrip().endswith(":")
             or _LIST_ITEM.match(line) is not None
             or stripped.startswith(("|", ">", "<"))
             or _lone_path(line)
-        )
-        if fenced or block or buf is None or buf.rstrip().endswith(":"):
-            if buf is not None:
-                yield buf
-            buf = line
-            if _FENCE.match(line):
-                fenced = not fenced
-            if fenced or _FENCE.match(line) or not stripped or _HEADING.match(line):
-                yield buf
-                buf = None
+        ):
+            buf = buf.rstrip() + " " + stripped  # a soft-wrapped continuation
             continue
-        buf = buf.rstrip() + " " + stripped
+        if buf is not None:
+            yield buf
+        buf = line
     if buf is not None:
         yield buf
 
@@ -437,9 +437,13 @@ def is_guide_name(name: str) -> bool:
     (``CLAUDE.md`` and its translations, ``README.md``, ``MCP_QUICK_REFERENCE.md``,
     ``MCP_SETUP.md``)."""
     lower = name.lower()
-    words = set(re.split(r"[-_.\s]+", lower.removesuffix(".md")))
     translated = lower.startswith(("claude.", "agents.", "gemini."))  # `CLAUDE.zh-TW.md`
-    return lower in _NOT_MEMORY_FILES or bool(words & _GUIDE_WORDS) or translated
+    return lower in _NOT_MEMORY_FILES or _named_as_guide(lower) or translated
+
+
+def _named_as_guide(lower: str) -> bool:
+    """A lower-case Markdown name with a word of ``_GUIDE_WORDS``."""
+    return bool(set(re.split(r"[-_.\s]+", lower.removesuffix(".md"))) & _GUIDE_WORDS)
 
 
 def _memory_file_name(name: str) -> bool:
@@ -447,8 +451,7 @@ def _memory_file_name(name: str) -> bool:
     nor named as a guide (``_GUIDE_WORDS``), or a plain-text file memory by its name."""
     lower = name.lower()
     if lower.endswith(".md"):
-        words = set(re.split(r"[-_.\s]+", lower[: -len(".md")]))
-        return lower not in _NOT_MEMORY_FILES and not words & _GUIDE_WORDS
+        return lower not in _NOT_MEMORY_FILES and not _named_as_guide(lower)
     return lower.endswith(".txt") and _text_memory_name(lower)
 
 

@@ -201,11 +201,14 @@ def parse_text(
             html_blocks.append((first, last))
             opaque.append((first, last))
     del src, src_index  # not needed by the line scan below
-    nested = _nested_fences(lines, skip_until, body_end, _line_flags(opaque, n))
+    flags = _line_flags(opaque, n)
+    nested = _nested_fences(lines, skip_until, body_end, flags)
     if nested:
         fences = sorted(fences + nested)
         opaque += nested
-    indented = _indented_code(lines, skip_until, body_end, _line_flags(opaque, n), headings)
+        for a, b in nested:
+            flags[a : b + 1] = [True] * (b + 1 - a)
+    indented = _indented_code(lines, skip_until, body_end, flags, headings)
     if indented:
         fences = sorted(fences + indented)
         opaque += indented

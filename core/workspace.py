@@ -767,7 +767,7 @@ def _folder_word(name: str) -> str:
     head = words[0]
     if head in NOTES_FOLDERS or (head in JOURNAL_FOLDERS and head not in _DAILY):
         return head  # (`daily-health/`, `daily_reports/` are a job's output, not daily notes)
-    if len(words) > 1 and words[-1] in ("diary", "diaries", "journal", "journals"):
+    if len(words) > 1 and words[-1] in JOURNAL_FOLDERS and words[-1] not in _DAILY:
         return words[-1]  # `research-diary/`, `dev_journal/`: a diary by its last word
     return "worklogs" if len(words) > 1 and words[-1] in _LOG_WORDS else name
 
@@ -1168,8 +1168,8 @@ def is_agent_notes_folder(folder: Path) -> bool:
     count by where they are, and its ``plans/`` when they are dated session by session. A
     ``knowledge/`` folder of an agent's (``antigravity/knowledge/``) is its notes too."""
     name = folder.name.lower()
-    if name == "plans" and _in_agent_folder(folder, 1):
-        return agent_plans(folder)
+    if agent_plans(folder):
+        return True
     if name in _NOT_NOTES_FOLDERS or name in NOT_MEMORY_FOLDERS:
         return False
     split = [w for w in re.split(r"[-_.\s]+", name.lstrip(".")) if w]

@@ -32,12 +32,11 @@ def check_structure(ctx: RuleContext) -> Iterator[Diagnostic]:
     doc = ctx.doc
     section = active_section(doc)
     first = _first_heading_problem(ctx)
-    claude_own = (
-        ctx.workspace.layout is Layout.CLAUDE
-        and section is None
-        and _AUTODREAM.match(doc.line_text(doc.frontmatter.end_line + 1 if doc.frontmatter else 0))
-    )
-    if first is not None and not _headingless_list_index(doc) and not claude_own:
+    if (
+        first is not None
+        and not _headingless_list_index(doc)
+        and not _after_autodream(ctx, section)
+    ):
         yield first
     found = bullets(doc, section) if section is not None else []
     facts = _facts(ctx)
@@ -84,6 +83,16 @@ _COMMENT_LINE = re.compile(r"^\s*<!--.*-->\s*$")
 _AUTODREAM = re.compile(r"^\s*\[AutoDream\b[^\]]*\]\s*$")
 """The marker Claude Code's memory consolidation (auto-dream) writes on the index's first
 line (``[AutoDream last run: 2026-04-23]``): Claude Code's own index, in its own form."""
+
+
+def _after_autodream(ctx: RuleContext, section: Section | None) -> bool:
+    """Claude Code's own index (its layout, no memls section) opening with the auto-dream
+    marker: in Claude Code's form, no heading asked for."""
+    doc = ctx.doc
+    if ctx.workspace.layout is not Layout.CLAUDE or section is not None:
+        return False
+    first = doc.frontmatter.end_line + 1 if doc.frontmatter else 0
+    return _AUTODREAM.match(doc.line_text(first)) is not None
 
 
 def _headingless_list_index(doc: Document) -> bool:
