@@ -291,6 +291,7 @@ def read_instructions(folder: Path, top: Path) -> Instructed:
     """The memory the instruction files of ``folder`` name (paths inside ``top``)."""
     folders: set[Path] = set()
     files: set[Path] = set()
+    instructed = False
     for path in _instruction_paths(folder):
         try:
             stamp = path.stat().st_mtime_ns
@@ -298,12 +299,63 @@ def read_instructions(folder: Path, top: Path) -> Instructed:
             continue
         if not path.is_file():
             continue
+        instructed = True
         got = _read_one(str(path), stamp, str(folder), str(top))
         folders.update(got.folders)
         files.update(got.files)
+    if instructed:
+        files.update(kept_trackers(folder))
     if not folders and not files:
         return EMPTY
     return Instructed(frozenset(folders), frozenset(files))
+
+
+_TRACKER = re.compile(
+    r"^(?:[a-z0-9]+[-_])?(?:progress|status|state|current[-_]state|project[-_]?state|todos?"
+    r"|tasks|tracker|next|next[-_]steps|heartbeat|context)$"
+)
+"""A tracker's name (``STATUS.md``, ``TODO.md``, ``TASKS.md``, ``NEXT.md``, ``HEARTBEAT.md``,
+``ProjectState.md``, ``CONTEXT.md``)."""
+_DATED_STATE = re.compile(
+    r"(?<!\d)20\d{2}-[01]\d-[0-3]\d(?!\d)|(?i:\blast[ _-]updated\b|\bcurrent (?:state|status|focus)\b)"
+)
+"""What a tracker kept from session to session shows: a day (``2026-04-20``), a "Last
+updated" or a "Current state"."""
+TRACKER_HEAD_BYTES = 20_000
+
+
+def kept_trackers(folder: Path) -> list[Path]:
+    """The trackers kept beside a folder's agent instructions (``STATUS.md``, ``TODO.md``,
+    ``NEXT.md`` … at the top of a repository with a CLAUDE.md or AGENTS.md) that read as
+    state carried from session to session — dated, "Last updated" or "Current state": the
+    agent's memory though no line of the instructions names them. An undated list of
+    chores (``TODO.md`` of three bullets) is not."""
+    try:
+        entries = [e for e in os.scandir(folder) if e.is_file(follow_symlinks=False)]
+    except OSError:
+        return []
+    out: list[Path] = []
+    for entry in entries:
+        name = entry.name
+        if not name.lower().endswith((".md", ".txt")) or _TRACKER.match(_stem(name)) is None:
+            continue
+        try:
+            stamp = entry.stat().st_mtime_ns
+        except OSError:
+            continue
+        if _dated_state(entry.path, stamp):
+            out.append(Path(entry.path))
+    return out
+
+
+@functools.lru_cache(maxsize=512)
+def _dated_state(path: str, _stamp: int) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(TRACKER_HEAD_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return _DATED_STATE.search(head) is not None
 
 
 def _instruction_paths(folder: Path) -> list[Path]:

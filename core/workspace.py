@@ -1168,7 +1168,7 @@ def is_agent_notes_folder(folder: Path) -> bool:
     count by where they are, and its ``plans/`` when they are dated session by session. A
     ``knowledge/`` folder of an agent's (``antigravity/knowledge/``) is its notes too."""
     name = folder.name.lower()
-    if agent_plans(folder):
+    if agent_plans(folder) or kiro_steering(folder):
         return True
     if name in _NOT_NOTES_FOLDERS or name in NOT_MEMORY_FOLDERS:
         return False
@@ -1212,10 +1212,23 @@ def is_agent_notes_folder(folder: Path) -> bool:
 
 
 def agent_plans(folder: Path) -> bool:
-    """An agent folder's ``plans/`` (``.claude/plans/``) of plans dated by their names, two
-    or more: what the agent planned session by session (a project's ``plans/`` is not)."""
+    """An agent folder's ``plans/`` of plans dated by their names, two or more: what the
+    agent planned session by session (a project's ``plans/`` is not); Claude Code's own
+    ``.claude/plans/`` (where plan mode saves its plans, dated or not) with any plan."""
+    if folder.name.lower() != "plans" or not _in_agent_folder(folder, 1):
+        return False
+    if folder.parent.name.lower() == ".claude":
+        return _markdown_count(folder) >= 1  # Claude Code's plan mode keeps its plans here
+    return _dated_count(folder) >= 2
+
+
+def kiro_steering(folder: Path) -> bool:
+    """Kiro's ``.kiro/steering/`` (``product.md``, ``tech.md``, ``structure.md`` …): what the
+    agent knows of the project, loaded into its sessions — Kiro's memory."""
     return (
-        folder.name.lower() == "plans" and _in_agent_folder(folder, 1) and _dated_count(folder) >= 2
+        folder.name.lower() == "steering"
+        and folder.parent.name.lower() == ".kiro"
+        and _markdown_count(folder) >= 1
     )
 
 

@@ -1605,3 +1605,50 @@ def test_more_session_notes_by_their_folders_names(tmp_path: Path) -> None:
         "signals/daily-health": None,  # a job's daily output, not daily notes
     }
     assert {path: kinds.get(path) for path in expected} == expected, kinds
+
+
+def test_kiro_steering_and_claude_codes_plans(tmp_path: Path) -> None:
+    """Kiro's `.kiro/steering/` is memory: what the agent knows of the project, loaded into
+    its sessions; its `#[[file:…]]` references name files of the workspace (one that exists
+    is fine, one that does not is a dead link). Claude Code's `.claude/plans/` holds plan
+    mode's plans under random names (`logical-kindling-fog.md`): memory, dated or not."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            ".kiro/steering/product.md": "# Product\n\nA feed reader.\n",
+            ".kiro/steering/tech.md": "# Tech\n\nGo.\n\n#[[file:README.md]]\n#[[file:docs/api.yaml]]\n",
+            ".kiro/specs/feed/requirements.md": "# Requirements\n\n- read feeds\n",
+            "api/.claude/plans/logical-kindling-fog.md": "# Plan\n\n- [ ] the feed\n",
+        },
+    )
+    data = _check(repo)
+    kinds = {path: root["kind"] for path, root in _roots(data).items()}
+    expected = {".kiro/steering": "notes", "api/.claude/plans": "notes", ".kiro/specs/feed": None}
+    assert {path: kinds.get(path) for path in expected} == expected, kinds
+    dead = [d["message"] for d in data["diagnostics"] if d["code"] == "IX012"]
+    [one] = dead
+    assert "`docs/api.yaml`" in one
+
+
+def test_trackers_kept_beside_the_agents_instructions(tmp_path: Path) -> None:
+    """A repository with agent instructions keeps its state in top-level trackers no line
+    names (`STATUS.md` dated day by day, `NEXT.md` with "Last updated", `ProjectState.md`
+    with its current state): memory. An undated `TODO.md` of chores is not, nor a dated
+    tracker in a repository no agent works in."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "CLAUDE.md": "# Rules\n\nRun the tests before you commit.\n",
+            "STATUS.md": "# Status\n\n## 2026-04-20\n- the feed parser is done\n",
+            "NEXT.md": "# Next\n\nLast updated: yesterday\n\n- the store\n",
+            "ProjectState.md": "# State\n\n## Current state\nThe store is half done.\n",
+            "TODO.md": "# TODO\n\n- rename the flag\n- drop Python 3.9\n",
+        },
+    )
+    other = _repo(tmp_path, "lib")
+    _write(other, {"STATUS.md": "# Status\n\n## 2026-04-20\n- released 1.2\n"})
+    files = _roots(_check(repo))["."]["files"]
+    assert sorted(Path(f).name for f in files) == ["NEXT.md", "ProjectState.md", "STATUS.md"]
+    assert "." not in _roots(_check(other))

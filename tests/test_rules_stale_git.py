@@ -541,3 +541,22 @@ def test_a_handoff_with_a_deprecated_banner_is_history(repo: Path, banner: str) 
     for n in range(3):
         commit_file(repo, f"src/d{n}.py", "x\n", f"work {n}")
     assert _check(repo, ".handoff.md", ("HO006",), stale_commits=2) == []
+
+
+def test_a_dated_handoff_the_live_one_names_is_history(repo: Path) -> None:
+    """`handoff.md` (the one the next agent reads) keeps the state and points at
+    `handoff-2026-12-01-auth.md` for that day's detail, both committed together: the dated
+    one is a record; the live one is still judged. A dated handoff it does not name is too."""
+    live = HANDOFF + "\nThe auth detail is archived in `handoff-2026-12-01-auth.md`.\n"
+    (repo / "notes").mkdir()
+    (repo / "notes" / "handoff-2026-12-01-auth.md").write_text(HANDOFF)
+    (repo / "notes" / "handoff-2026-12-01-feed.md").write_text(HANDOFF)
+    (repo / "notes" / "handoff.md").write_text(live)
+    git(repo, "add", "notes")
+    git(repo, "commit", "-q", "-m", "handoffs")
+    for n in range(3):
+        commit_file(repo, f"src/v{n}.py", "x\n", f"work {n}")
+    root = repo / "notes"
+    assert _check(root, "handoff-2026-12-01-auth.md", ("HO006",), stale_commits=2) == []
+    assert len(_check(root, "handoff-2026-12-01-feed.md", ("HO006",), stale_commits=2)) == 1
+    assert len(_check(root, "handoff.md", ("HO006",), stale_commits=2)) == 1

@@ -12,7 +12,8 @@ HTML blocks (what a Markdown reader shows as text, not as links):
 
 - ``markdown``  — inline links ``[text](path#anchor)`` (not images, not inside code spans);
 - ``reference`` — reference definitions ``[label]: path``;
-- ``wikilink``  — ``[[target]]``, ``[[target|alias]]``, ``[[target#heading]]``, ``![[embed]]``;
+- ``wikilink``  — ``[[target]]``, ``[[target|alias]]``, ``[[target#heading]]``, ``![[embed]]``
+  (Kiro's ``#[[file:path]]`` names a file of the workspace: read as a ``markdown`` link);
 - ``bullet``    — list items that start with a bare path: ``- feedback-testing.md — …``;
 - ``code``      — file paths written in backticks (`` `memory/deploy.md` ``,
   `` `src/app.py:42` ``): a path with a ``/`` and an extension, or any ``*.md`` name
@@ -408,6 +409,10 @@ def _line_links(
                     len(m.group("target")) - len(m.group("target").lstrip())
                 )
                 anchor = m.group("anchor")
+                kind = "wikilink"
+                if target.startswith("file:") and len(target) > 5:
+                    # Kiro's `#[[file:api/openapi.yaml]]`: a file of the workspace, a path
+                    kind, target, t_start = "markdown", target[5:].strip(), t_start + 5
                 found.append(
                     (
                         m.start(),
@@ -418,7 +423,7 @@ def _line_links(
                             t_start + len(target),
                             target,
                             anchor.strip() if anchor and anchor.strip() else None,
-                            "wikilink",
+                            kind,
                             (m.group("alias") or "").strip(),
                         ),
                     )

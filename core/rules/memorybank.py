@@ -156,7 +156,7 @@ def _is_empty(text: str) -> bool:
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     ws = ctx.workspace
-    if ws.root_kind is not RootKind.MEMORY_BANK:
+    if ws.root_kind is not RootKind.MEMORY_BANK or _reference_copy(ws):
         return
     doc = ctx.doc
     top = Range.point(0)
@@ -284,6 +284,30 @@ _MORE_MANIFESTS = (
     "build.gradle.kts", "settings.gradle.kts", "settings.gradle", "CMakeLists.txt",
     "requirements.txt", "deno.json", "pubspec.yaml", "mix.exs",
 )  # fmt: skip
+
+
+_REFERENCE_FOLDERS = frozenset(
+    {
+        "docs", "doc", "documentation", "reference", "references", "examples", "example",
+        "samples", "vendor", "vendored", "third_party", "third-party",
+    }
+)  # fmt: skip
+"""Folders that keep a project of their own only as a copy (``docs/old-app/``)."""
+
+
+def _reference_copy(ws: Workspace) -> bool:
+    """A bank of a whole other project kept inside this one's docs, examples or vendored
+    code (``docs/代碼參考/`` holding its own ``package.json``, ``src/`` and
+    ``memory-bank/``): a reference copy, not the bank this project's agent keeps."""
+    repo = ws.repo_root
+    if repo is None:
+        return False
+
+    def compute() -> bool:
+        prefix = _project_of(ws.root, repo)
+        return bool(prefix) and any(p.lower() in _REFERENCE_FOLDERS for p in prefix.split("/"))
+
+    return bool(ws.memo("memls.bank.reference", compute))
 
 
 def _project_of(bank: Path, repo: Path) -> str:

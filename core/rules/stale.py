@@ -194,7 +194,8 @@ def is_history(ws: Workspace, doc: Document) -> bool:
     (the sessions since took it up); or every item of its checklist is ticked (the work is
     done); or it sits in a numbered session's folder with a later one beside it, or in a
     folder named by a date first (:func:`_dated_record_folder`); or it was superseded
-    (:func:`_superseded`); or it was answered (:func:`_answered`). No staleness finding applies to it."""
+    (:func:`_superseded`); or it was answered (:func:`_answered`); or, dated, an undated
+    handoff beside it names it (:func:`_cited_by_live`). No staleness finding applies to it."""
     if in_history_folder(ws, doc):
         return True
     day = name_date(doc.path.name)
@@ -205,6 +206,8 @@ def is_history(ws: Workspace, doc: Document) -> bool:
         return True
     if day is not None and _last_logged(ws) > day:
         return True  # the sessions logged beside it after its day took it up
+    if day is not None and ws.memo(f"memls.stale.cited:{path}", lambda: _cited_by_live(path)):
+        return True  # the live handoff beside it names it: the detail kept from that day
     if _all_done(doc) or _closed(doc) or _closed_name(doc.path.name):
         return True  # every item ticked, or marked resolved: a record of finished work
     if _later_session_folder(doc.path):
@@ -431,6 +434,35 @@ def _answered(path: Path) -> bool:
             continue
         words = {t.casefold() for t in _TOKEN.findall(name[: -len(".md")])}
         if words & _ANSWER_WORDS and tags & words:
+            return True
+    return False
+
+
+CITE_READ_LIMIT = 512 * 1024
+"""How much of a live handoff is read to see whether it names a dated one beside it."""
+
+
+def _cited_by_live(path: Path) -> bool:
+    """A dated handoff (``handoff-2026-08-17-tickets.md``) that an undated handoff in the
+    same folder (``handoff.md``, the one the next agent reads) names: the live handoff
+    keeps its state and points at the dated one for that day's detail — a record."""
+    from memls.core.workspace import is_handoff_name
+
+    try:
+        siblings = [
+            e.path
+            for e in os.scandir(path.parent)
+            if e.path != str(path) and is_handoff_name(e.name) and name_date(e.name) is None
+        ]
+    except OSError:
+        return False
+    for other in siblings:
+        try:
+            with open(other, encoding="utf-8", errors="replace") as fh:
+                text = fh.read(CITE_READ_LIMIT)
+        except OSError:
+            continue
+        if path.name in text:
             return True
     return False
 
