@@ -339,11 +339,19 @@ def foreign_sessions(ws: Workspace) -> list[Path]:
 
     def compute() -> list[Path]:
         out = []
+        other: dict[Path, list[bool]] = {}
         for path in foreign_checkpoints(ws):
             cdoc = ws.document(path)
-            if cdoc is not None and reads_as_session(cdoc):
+            if cdoc is None:
+                continue
+            other.setdefault(path.parent, []).append(_names_another_kind(cdoc))
+            if reads_as_session(cdoc):
                 out.append(path)
-        return out
+        # a folder whose checkpoints mostly name themselves reports, results or plans
+        # (`checkpoint-12-results.md`, `checkpoint-13-retrospective.md`) is a project's
+        # milestone documents, its plainly named `checkpoint-3.md` too
+        milestones = {f for f, kinds in other.items() if 2 * sum(kinds) >= len(kinds)}
+        return [p for p in out if p.parent not in milestones]
 
     return ws.memo("memls.cp.sessions", compute)
 
@@ -377,6 +385,8 @@ def reads_as_session(doc: Document) -> bool:
     checkpoints are): a date or time, a branch or a commit in its header, or sections of
     what was done and what is next, and none of a plan's. A numbered, forward-looking plan
     step (Scope, Implementation Details, Parity Checklist, Next Checkpoint) is not."""
+    if _names_another_kind(doc):
+        return False
     limit = next((s.start_line for s in doc.sections if s.level >= 2), len(doc.lines))
     header = "\n".join(doc.lines[: min(limit, 40)])
     if _SESSION_STAMP.search(header):
@@ -385,6 +395,25 @@ def reads_as_session(doc: Document) -> bool:
     if any(_PLAN_SECTION.match(t.strip()) for t in titles):
         return False
     return any(_SESSION_SECTION.search(t) for t in titles)
+
+
+_OTHER_KIND_WORDS = frozenset(
+    {
+        "report", "results", "retrospective", "retro", "planning", "example", "sample",
+        "learnings", "lessons", "template",
+    }
+)  # fmt: skip
+"""Words by which a checkpoint's name or title says it is a milestone's report, results or
+retrospective, a plan, an example or what was learned — not the record of a session."""
+
+
+def _names_another_kind(doc: Document) -> bool:
+    """``checkpoint-12-results.md``, ``checkpoint-8-example.md``, ``# Checkpoint 1 Status
+    Report``: a project's milestone documents named checkpoints, not session records."""
+    words = set(re.split(r"[^a-z]+", doc.path.stem.lower()))
+    title = next((h.title for h in doc.headings if h.level == 1), "")
+    words |= set(re.split(r"[^a-z]+", title.lower()))
+    return bool(words & _OTHER_KIND_WORDS)
 
 
 _HEADER_LABEL = re.compile(r"^\s*(?:[-*+]\s+)?\*\*(?P<name>[^*:\n]{1,30}):\*\*")
