@@ -799,6 +799,8 @@ def is_notes_folder(folder: Path) -> bool:
     md = [n for n in every if n.lower() != "readme.md"]  # a README on what it is for: no note
     if name not in ("checkpoints", "handoff", "handoffs"):
         md += _history_notes(folder)  # `dev-log/current.md` and its `history/2026-11-02.md`
+    elif name != "checkpoints" and not md:
+        md = _dated_subfolder_notes(folder)  # `handoff/2026-07-17/2058-suni.md`
     if name in JOURNAL_FOLDERS or (name == "sessions" and folder.parent.name == ".claude"):
         return any(_has_name_date(n) for n in md)  # Claude Code's session summaries too
     if name == "checkpoints" and sum(1 for n in md if CHECKPOINT_RE.match(n)) * 2 >= len(md):
@@ -826,6 +828,23 @@ HISTORY_FOLDERS = frozenset(
 )  # fmt: skip
 """Folders whose handoffs and checkpoints are kept as history: nothing in them is stale
 (and an agent folder's ``archive/`` of dated captures counts with them)."""
+
+
+def _dated_subfolder_notes(folder: Path) -> list[str]:
+    """The Markdown names in a folder's subfolders named by a day (``2026-07-17/``): a
+    handoff folder that files each day's handoffs under that day."""
+    try:
+        subs = [
+            e.path
+            for e in os.scandir(folder)
+            if e.is_dir(follow_symlinks=False) and _DAY_FOLDER.match(e.name)
+        ]
+        return [n for sub in subs[:64] for n in os.listdir(sub) if is_markdown_name(n)]
+    except OSError:
+        return []
+
+
+_DAY_FOLDER = re.compile(r"^20\d{2}-?[01]\d-?[0-3]\d$")
 
 
 def _history_notes(folder: Path) -> list[str]:

@@ -1652,3 +1652,19 @@ def test_trackers_kept_beside_the_agents_instructions(tmp_path: Path) -> None:
     files = _roots(_check(repo))["."]["files"]
     assert sorted(Path(f).name for f in files) == ["NEXT.md", "ProjectState.md", "STATUS.md"]
     assert "." not in _roots(_check(other))
+
+
+def test_a_handoff_folder_filed_by_day(tmp_path: Path) -> None:
+    """`reports/handoff/2026-07-17/2058-suni.md`: a handoff folder that files each day's
+    handoffs under that day is memory, its notes read from the day folders."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "reports/handoff/2026-07-17/2058-suni.md": "# Handoff 20:58\n\n- the deck\n",
+            "reports/handoff/2026-07-17/2140-suni.md": "# Handoff 21:40\n\n- the cards\n",
+        },
+    )
+    root = _roots(_check(repo))["reports/handoff"]
+    assert root["kind"] == "notes"
+    assert sorted(Path(f).name for f in root["files"]) == ["2058-suni.md", "2140-suni.md"]
