@@ -358,6 +358,12 @@ def _dated_state(path: str, _stamp: int) -> bool:
     return _DATED_STATE.search(head) is not None
 
 
+def instruction_paths(folder: Path) -> list[Path]:
+    """The instruction files of ``folder`` that exist (its CLAUDE.md, AGENTS.md …, and the
+    rule files of its rule folders)."""
+    return [p for p in _instruction_paths(folder) if p.is_file()]
+
+
 def _instruction_paths(folder: Path) -> list[Path]:
     paths = [folder / rel for rel in INSTRUCTION_FILES]
     for rel, suffixes in INSTRUCTION_FOLDERS:
@@ -602,6 +608,7 @@ __all__ = [
     "INSTRUCTION_FILES",
     "Instructed",
     "instructed_for",
+    "instruction_paths",
     "is_instructed_root",
     "merged",
     "named_above",

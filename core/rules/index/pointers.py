@@ -478,6 +478,11 @@ def check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
     for link in dead:
         if link_key(link) in local or _to_another_machine(ctx.workspace, link):
             continue
+        if link.kind == "wikilink" and (
+            _TRACKER_ITEM.fullmatch(link.target.strip())
+            or _names_an_instruction_section(ctx.workspace, link)
+        ):
+            continue  # an issue of the tracker, or a section of the agent's instructions
         shown = f"[[{link.target}]]" if link.kind == "wikilink" else f"`{link.target}`"
         where = _namesakes(ctx.workspace, link)
         if where:
@@ -492,6 +497,55 @@ def check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
                 "root or the repository): fix the link, or create the file it names"
             )
         yield ctx.diag("IX012", message, link.range)
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(w for w in re.split(r"[\W_]+", text.casefold()) if w)
+
+
+def _instruction_headings(ws: Workspace) -> frozenset[tuple[str, ...]]:
+    """The words of every heading in the agent instructions above the memory root
+    (CLAUDE.md, AGENTS.md, `.claude/rules/*.md` …, up to the repository's top)."""
+    from memls.core.instructed import instruction_paths, repository_top
+
+    def compute() -> frozenset[tuple[str, ...]]:
+        top = ws.repo_root or repository_top(ws.root) or ws.root
+        out: set[tuple[str, ...]] = set()
+        here = ws.root
+        while True:
+            for path in instruction_paths(here):
+                try:
+                    with open(path, encoding="utf-8", errors="replace") as fh:
+                        text = fh.read(262_144)
+                except OSError:
+                    continue
+                for line in text.splitlines():
+                    if _HEADING_LINE.match(line):
+                        words = _words(line.lstrip("#"))
+                        if words:
+                            out.add(words)
+            if here in (top, here.parent) or top not in (here, *here.parents):
+                return frozenset(out)
+            here = here.parent
+
+    return frozenset(ws.memo("memls.pointers.instruction_headings", compute))
+
+
+_HEADING_LINE = re.compile(r"#{1,6}\s")
+_TRACKER_ITEM = re.compile(r"(?i)(?:issues?|pr|pull|ticket|bug|gh)[-_ #]?\d+")
+"""A wikilink naming an item of the issue tracker (``[[issue-828]]``, ``[[PR-12]]``)."""
+
+
+def _names_an_instruction_section(ws: Workspace, link: Link) -> bool:
+    """A wikilink naming a section of the agent's instructions by its heading's words
+    (``[[scope-clean-as-you-go]]`` for `# Scope — Clean As You Go` in `.claude/rules/`,
+    ``[[archivist-frame]]`` for `## Why this exists — the archivist frame` in CLAUDE.md):
+    a rule the agent loads each session, not a memory file that is missing."""
+    wanted = _words(link.target)
+    if len(wanted) < 2:
+        return False
+    n = len(wanted)
+    return any(h[-n:] == wanted or h == wanted for h in _instruction_headings(ws) if len(h) >= n)
 
 
 def _namesakes(ws: Workspace, link: Link) -> str:
