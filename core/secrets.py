@@ -703,6 +703,14 @@ def _credible_prose_value(value: str) -> bool:
     return len(value) >= 16 or digit or mixed
 
 
+def _names_itself(name: str, value: str) -> bool:
+    """A value that spells its own name (``const SET_API_KEY = '@store/SET_API_KEY'``,
+    ``TOKEN_EXPIRED: "token_expired"``): a label in code — an action type, an event or
+    an error code — never a secret."""
+    word = re.split(r"[\s.]+", name.strip())[-1].strip("'\"`")
+    return len(word) >= 6 and word.casefold() in value.casefold()
+
+
 def _scan_segment(segment: str, base: int, in_fence: bool) -> Iterator[Secret]:
     for match in _PROVIDERS.finditer(segment):
         value = match.group(0).rstrip(".")
@@ -736,6 +744,8 @@ def _scan_segment(segment: str, base: int, in_fence: bool) -> Iterator[Secret]:
             continue
         if _plain_url(value.rstrip(".,;:!?)")):
             continue  # `Create a Read token: https://…/settings/tokens`: where to make one
+        if _names_itself(name, value):
+            continue  # `SET_TOKEN = '@app/SET_TOKEN'`: an action type, an event's name
         if not (match["q"] or in_fence or _assignment_at(segment, match.start("name"), name)):
             # a secret's name in a sentence: what follows must look like a secret, not
             # like the next words ("credentials: approved.", "API key=REQUIRED.")

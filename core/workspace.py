@@ -174,6 +174,15 @@ def typed_memories_counted(folder: Path, limit: int = 40) -> tuple[int, int, int
     return len(heads), typed, total
 
 
+def types_memories(folder: Path, limit: int = 40) -> bool:
+    """Whether any of the first ``limit`` topic files of ``folder`` gives a ``type:`` in its
+    frontmatter: a root whose files all carry name and description alone (Replit's agent
+    memory, a writer of its own) does not use the key at all, so no file lacks it."""
+    heads, _ = _topic_heads(folder, limit)
+    return any(fm is not None and _FM_TYPE_KEY.search(fm) for fm in heads)
+
+
+_FM_TYPE_KEY = re.compile(r"^\s*type\s*:", re.MULTILINE)
 _FM_KEY = re.compile(r"^\s*(?P<key>name|description|type)\s*:(?P<value>.*)$", re.MULTILINE)
 _FM_ANY_KEY = re.compile(r"^[\w-]+\s*:", re.MULTILINE)
 
@@ -551,6 +560,8 @@ _ADDRESSED_TO_AGENTS = re.compile(
     r"(?i)\bfor (?:ai |coding |future )?agents?\b|\bagents? (?:starting|reading|must|should)\b"
     r"|\b(?:start|beginning) of (?:a|each|every|the next) session\b|\bstarting a session\b"
     r"|\bcurrent[- ]state\b|\bcurrent branch\b|\bnext session\b"
+    r"|\b(?:future|later|next) (?:\w+ )?(?:agent |AI |coding )?sessions\b"
+    r"|\b(?:Claude|Codex|Gemini|Cursor|Copilot|AI|agent) sessions\b"
 )
 """Words a memory file says to the agent that reads it, and a document about memory does not."""
 
@@ -769,7 +780,34 @@ def _folder_word(name: str) -> str:
         return head  # (`daily-health/`, `daily_reports/` are a job's output, not daily notes)
     if len(words) > 1 and words[-1] in JOURNAL_FOLDERS and words[-1] not in _DAILY:
         return words[-1]  # `research-diary/`, `dev_journal/`: a diary by its last word
+    if len(words) > 1 and words[-1] in ("handoff", "handoffs"):
+        return words[-1]  # `dev_handoffs/`, `agent-handoff/`: handoffs by the last word
     return "worklogs" if len(words) > 1 and words[-1] in _LOG_WORDS else name
+
+
+def memory_subfolder(folder: Path) -> bool:
+    """A subfolder of a memory folder, up to two levels down (``memory/projects/``,
+    ``memory/evolution/goals/``, ``.ai_memory/<project>/``), that holds Markdown notes of
+    its own (a README alone is none) and no index or checkpoints of its own (those make it
+    a memory root): the agent's memory, filed by topic — kind ``notes``, judged by the
+    generic rules. Not a folder of commands, skills, templates or the like."""
+    name = folder.name
+    if name.startswith(".") or _not_memory_tree(name) or name.lower() in NOT_MEMORY_FOLDERS:
+        return False
+    parents = [folder.parent, folder.parent.parent]
+    if not any(_memory_folder_name(p.name) for p in parents):
+        return False
+    if any(_not_memory_tree(p.name) for p in parents[:1]) or is_root(folder):
+        return False
+    try:
+        md = [
+            e.name
+            for e in os.scandir(folder)
+            if e.is_file() and is_markdown_name(e.name) and e.name.lower() != "readme.md"
+        ]
+    except OSError:
+        return False
+    return bool(md)
 
 
 def is_notes_folder(folder: Path) -> bool:
@@ -789,6 +827,7 @@ def is_notes_folder(folder: Path) -> bool:
             _session_named(folder)
             or _dated_in_agent_folder(folder)
             or _numbered_session_logs(folder)
+            or memory_subfolder(folder)
         )
     try:
         every = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
@@ -848,15 +887,22 @@ _DAY_FOLDER = re.compile(r"^20\d{2}-?[01]\d-?[0-3]\d$")
 
 
 def _history_notes(folder: Path) -> list[str]:
-    """The Markdown names in a folder's ``history/`` (``archive/``, ``old/`` …) subfolders:
-    the earlier notes of a series whose current one sits at the top."""
+    """The Markdown names in a folder's ``history/`` (``archive/``, ``old/`` …) subfolders
+    and their dated subfolders: the earlier notes of a series whose current one sits at the top."""
     try:
         subs = [
             e.path
             for e in os.scandir(folder)
             if e.name.lower() in HISTORY_FOLDERS and e.is_dir(follow_symlinks=False)
         ]
-        return [n for sub in subs for n in os.listdir(sub) if is_markdown_name(n)]
+        names: list[str] = []
+        for sub in subs:
+            for e in os.scandir(sub):
+                if is_markdown_name(e.name):
+                    names.append(e.name)
+                elif _has_name_date(e.name) and e.is_dir(follow_symlinks=False):
+                    names += [n for n in os.listdir(e.path) if is_markdown_name(n)]
+        return names  # `archive/2026-04-26/…`: an archive filed by day, too
     except OSError:
         return []
 
@@ -999,6 +1045,9 @@ def _current_state_name(name: str) -> bool:
 _PLANNING_FILES = ("STATE.md", "PROJECT.md", "ROADMAP.md")
 """The files GSD (get-shit-done) keeps at the top of ``.planning/`` and reads at the start
 of each session: where the work stands, what the project is, the phases and their status."""
+_PLANNING_SIGNS = ("STATE.json", "MILESTONES.md", "REQUIREMENTS.md")
+"""Other files of GSD's ``.planning/`` (its state as JSON, the milestones shipped, the
+requirements): with one of the state files, the folder is GSD's; they are not read."""
 
 
 def gsd_planning_files(folder: Path, names: Iterable[str]) -> list[Path]:
@@ -1007,7 +1056,8 @@ def gsd_planning_files(folder: Path, names: Iterable[str]) -> list[Path]:
     ``phases/`` plans and research are the work's, not its memory."""
     present = set(names)
     have = [n for n in _PLANNING_FILES if n in present]
-    return [folder / n for n in have] if len(have) >= 2 else []
+    signs = len(have) + sum(1 for n in _PLANNING_SIGNS if n in present)
+    return [folder / n for n in have] if have and signs >= 2 else []
 
 
 _OTHER_CHECKPOINT = re.compile(r"(?i)^checkpoint[-_ ](?P<stem>.+)\.md$")
@@ -1923,11 +1973,23 @@ class Workspace:
         return graph_of(self)
 
 
+def project_parents(project: Path | None) -> set[Path]:
+    """``project`` and the folders above it (none for no project)."""
+    return set() if project is None else {project, *project.parents}
+
+
 def repo_root_for(root: Path) -> Path | None:
     """The repository a memory root belongs to: the nearest parent with ``.git``; for
-    Claude Code's auto-memory folder, the project its ``<slug>`` names (when it exists)."""
+    Claude Code's auto-memory folder, the project its ``<slug>`` names (when it exists) —
+    unless the folder is committed inside another repository than the home folder's or the
+    project's (a copy of ``~/.claude`` kept in a repository): then that repository."""
     if is_claude_memory_dir(root):
         project = project_for_slug(root.parent.name)
+        holder = find_repo_root(root)
+        if holder is not None and holder != Path.home() and holder not in project_parents(project):
+            return (
+                holder  # a copy of `~/.claude` committed in a repository: its pointers lead there
+            )
         if project is not None:
             return find_repo_root(project) or project
         # A home folder kept as a repository (`.claude/projects/<slug>/memory` committed
@@ -2053,11 +2115,11 @@ def _looks_like_memory_folder(folder: Path) -> bool:
 
 def _in_agent_folder(folder: Path, levels: int = 3) -> bool:
     """Whether a folder above ``folder`` (up to ``levels``) is an agent's hidden folder
-    (``.agents/``, ``.claude/``, ``.codex/`` …)."""
+    (``.agents/``, ``.claude/``, ``.codex/``, ``.copilot-tracking/`` …)."""
     for above in list(folder.parents)[:levels]:
         name = above.name.lower()
-        if name.startswith(".") and name[1:] in _AGENT_WORDS:
-            return True
+        if name.startswith(".") and re.split(r"[-_]", name[1:])[0] in _AGENT_WORDS:
+            return True  # `.copilot-tracking/` too: the agent's by its first word
     return False
 
 
@@ -2113,7 +2175,7 @@ def _own_folders(folder: Path, kind: RootKind, layout: Layout | None) -> set[str
 
 
 def _not_memory_tree(name: str) -> bool:
-    """Commands, skills (``optional-skills/`` too), prompts, templates, plans, specs,
+    """Commands, skills (``optional-skills/`` too), prompts (``agent-prompts/``), templates, plans, specs,
     design bundles, process pages: instructions, deliverables and their references, never
     memory — not searched for roots below
     (``agents/`` is searched: a persona's folder may hold its memory)."""
@@ -2122,7 +2184,9 @@ def _not_memory_tree(name: str) -> bool:
         return False  # agents/<name>/ may hold a persona's own MEMORY.md
     if {"template", "templates"} & set(re.split(r"[-_.\s]+", low)):
         return True  # `_TEMPLATE_feature/`: the seed a feature's folder is copied from
-    return low in NOT_MEMORY_FOLDERS or low.endswith(("-skills", "_skills"))
+    return low in NOT_MEMORY_FOLDERS or low.endswith(
+        ("-skills", "_skills", "-prompts", "_prompts", "-commands", "_commands")
+    )  # `agent-prompts/`: the tasks given to agents, not what they kept
 
 
 def _walk_candidate(path: Path, top: bool, named: Instructed = EMPTY) -> RootKind | None:
@@ -2348,6 +2412,8 @@ def discover(folder: Path, *, home: Path | None = None) -> Discovery:
                 continue
             sub = Path(entry.path)
             if place == folder and ("*" in skip_top or name in skip_top):
+                if name == "memory" and "*" not in skip_top:
+                    stack.append((Path(entry.path), depth + 1, named, only))  # its subfolders
                 continue
             if _is_virtualenv(sub):
                 continue

@@ -295,11 +295,15 @@ def test_memory_subfolders_and_upper_case_md_are_reported(tmp_path: Path) -> Non
         },
     )
     data = _check(repo)
-    (root,) = data["roots"]
+    roots = _roots(data)
+    root = roots["."]
     assert "DEPLOY.MD" in root["files"]  # read as Markdown, and the index's link reaches it
-    why = {s["path"]: s["why"] for s in root["skipped"]}
-    assert "subfolder of the memory folder" in why["memory/archive/2025-old.md"]
-    assert "memory/session-transcripts/s1.md" in why
+    # the memory folder's subfolders are memory filed by topic: roots of notes of their own
+    assert set(roots) == {".", "memory/archive", "memory/session-transcripts"}
+    assert roots["memory/archive"]["kind"] == "notes"
+    assert roots["memory/archive"]["files"] == ["memory/archive/2025-old.md"]
+    assert roots["memory/session-transcripts"]["files"] == ["memory/session-transcripts/s1.md"]
+    assert not [s for s in root.get("skipped", []) if s["path"].startswith("memory/")]
     assert _codes(data) == []
 
 
@@ -426,16 +430,20 @@ def test_json_and_verbose_list_files_read_and_skipped(tmp_path: Path) -> None:
             ".claude/memory/MEMORY.md": "- [Reader](reader.md) — the reader\n",
             ".claude/memory/reader.md": "---\nname: reader\ndescription: d\ntype: project\n---\n",
             ".claude/memory/archive/old.md": "# old\n",
+            ".claude/memory/notes.txt": "step 3\n",
         },
     )
     data = _check(repo)
-    (root,) = data["roots"]
+    roots = _roots(data)
+    assert set(roots) == {".claude/memory", ".claude/memory/archive"}  # the archive: notes
+    root = roots[".claude/memory"]
     assert root["file_count"] == 2
     assert root["files"] == [".claude/memory/MEMORY.md", ".claude/memory/reader.md"]
-    assert [s["path"] for s in root["skipped"]] == [".claude/memory/archive/old.md"]
+    assert [s["path"] for s in root["skipped"]] == [".claude/memory/notes.txt"]
     proc = run_memls("check", ".", "--verbose", cwd=repo)
     assert "read: .claude/memory/reader.md" in proc.stdout
-    assert "skipped: .claude/memory/archive/old.md (in archive/" in proc.stdout
+    assert "read: .claude/memory/archive/old.md" in proc.stdout
+    assert "skipped: .claude/memory/notes.txt (not a Markdown memory file" in proc.stdout
     assert "judged by:" in proc.stdout
 
 
@@ -1668,3 +1676,115 @@ def test_a_handoff_folder_filed_by_day(tmp_path: Path) -> None:
     root = _roots(_check(repo))["reports/handoff"]
     assert root["kind"] == "notes"
     assert sorted(Path(f).name for f in root["files"]) == ["2058-suni.md", "2140-suni.md"]
+
+
+def test_subfolders_of_a_memory_folder_are_roots_of_notes(tmp_path: Path) -> None:
+    """`memory/evolution/goals/`, a workspace's `memory/projects/`, `.ai_memory/<project>/`:
+    the agent's memory filed by topic below a memory folder is found and read as notes."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "memory/evolution/QUEUE.md": "# Queue\n\n- the audit\n",
+            "memory/evolution/phase1_status_2026-05-02.md": "# Phase 1\n\nDone: the parser.\n",
+            "memory/evolution/goals/realignment_2026-05-10.md": "# Goals\n\n- ship\n",
+            "memory/research/strategy.md": "# Strategy\n\nRead the logs first.\n",
+            "memory/templates/note.md": "# Note template\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert set(roots) == {"memory/evolution", "memory/research"}
+    assert roots["memory/evolution"]["kind"] == "notes"
+    assert "memory/evolution/goals/realignment_2026-05-10.md" in roots["memory/evolution"]["files"]
+
+    home = _repo(tmp_path, "home")
+    _write(
+        home,
+        {
+            "AGENTS.md": "# Agents\n\nRead memory/ first.\n",
+            "SOUL.md": "# Soul\n\nCalm.\n",
+            "TOOLS.md": "# Tools\n\nThe shell.\n",
+            "MEMORY.md": "# Memory\n\n- [Projects](memory/projects/site.md)\n",
+            "memory/2026-01-27.md": "# 2026-01-27\n\n- set up the site\n",
+            "memory/2026-01-28.md": "# 2026-01-28\n\n- wrote the posts\n",
+            "memory/projects/site.md": "# Site\n\nThe static site.\n",
+            "memory/checkpoints/2026-01-29_19-13_safety-done.md": "# Checkpoint\n\nDone.\n",
+        },
+    )
+    roots = _roots(_check(home))
+    assert {"memory/projects", "memory/checkpoints"} <= set(roots)
+    skipped = [s["path"] for s in roots["."].get("skipped", [])]
+    assert "memory/projects/site.md" not in skipped  # a root of its own, not "secrets only"
+
+    ai = _repo(tmp_path, "ai")
+    typed = "---\nname: {n}\ndescription: the {n}\ntype: project\n---\n\nAbout {n}.\n"
+    _write(
+        ai,
+        {
+            ".ai_memory/rule.md": typed.format(n="rule"),
+            ".ai_memory/prefs.md": typed.format(n="prefs"),
+            ".ai_memory/converter/pipeline.md": "# Pipeline\n\nStep 4 fails.\n",
+            ".ai_memory/converter/experiment_log.md": "# Experiments\n\n- 4d: no\n",
+        },
+    )
+    roots = _roots(_check(ai))
+    assert roots[".ai_memory/converter"]["kind"] == "notes"
+    assert roots[".ai_memory/converter"]["file_count"] == 2
+
+
+def test_more_kinds_found_by_evidence(tmp_path: Path) -> None:
+    """docs/MEMORY.md written for future sessions, GSD's `.planning/` with its state as
+    JSON, a `dev_handoffs/` folder, an agent's `.copilot-tracking/memory/`, an inbox of
+    dated captures whose archive is filed by day."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "docs/MEMORY.md": (
+                "# Shared memory\n\nLong-lived context for future Claude sessions working on "
+                "this project.\n\n## Goal\nA trainer for openings.\n\n## Preferences\n"
+                "- small test-driven phases\n- simple code\n"
+            ),
+            "docs/PLAN.md": "# Plan\n\n1. the board\n",
+            ".planning/PROJECT.md": "# Project\n\nA network core.\n",
+            ".planning/STATE.json": '{"phase": 2}\n',
+            ".planning/PLAN-phase-1.md": "# Phase 1\n",
+            "docs/dev_handoffs/DH_Inventory.md": "# Inventory\n\nWhat was built, what is next.\n",
+            "docs/dev_handoffs/DH_Portraits.md": "# Portraits\n\nNext: the loader.\n",
+            ".copilot-tracking/memory/memory-keeper.md": "# Keeper\n\nThe UI thread rules.\n",
+            ".claude/inbox/2026-04-26T1530-mcp-server.md": "# MCP server idea\n",
+            ".claude/inbox/archive/2026-04-26/2026-04-25T2331-reminders.md": "# Reminders\n",
+            ".claude/inbox/archive/2026-04-26/2026-04-26T0101-areas.md": "# Areas\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert {
+        "docs",
+        ".planning",
+        "docs/dev_handoffs",
+        ".copilot-tracking/memory",
+        ".claude/inbox",
+    } <= set(roots)
+    assert roots[".planning"]["files"] == [".planning/PROJECT.md"]
+    assert roots["docs"]["files"] == ["docs/MEMORY.md"]
+
+
+def test_handoffs_in_an_agent_prompts_folder_are_tasks_not_memory(tmp_path: Path) -> None:
+    """`docs/agent-prompts/KV_STORE_HANDOFF.md`: the task given to an agent, not a handoff
+    between its sessions (and never judged stale)."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "docs/agent-prompts/KV_STORE_AGENT_PROMPT.md": "# Task: the KV store\n\nDo X.\n",
+            "docs/agent-prompts/PROMPT_LATENCY_HANDOFF.md": (
+                "# Handoff: latency\n\n## Context\nThe replicas lag.\n\n## Next steps\n"
+                "- measure the second replica\n"
+            ),
+            "docs/agent-prompts/YCSB_KV_HANDOFF.md": (
+                "# Handoff: the benchmark\n\n## Where things stand\nThe loader runs.\n\n"
+                "## Next steps\n- run workload A\n"
+            ),
+        },
+    )
+    assert _check(repo)["roots"] == []

@@ -27,6 +27,7 @@ from memls.core.workspace import (
     is_conventional_doc,
     is_dated,
     is_own_index_name,
+    types_memories,
 )
 
 RULES = (
@@ -316,6 +317,8 @@ def _frontmatter(ctx: RuleContext) -> Iterator[Diagnostic]:
         entry = fm.get(key)
         if entry is None and _fm_key(doc, key) is not None:
             continue  # nested (``metadata:`` → ``type: user``)
+        if entry is None and key == "type" and not _types_used(ctx.workspace):
+            continue  # a root of name-and-description memories: no file uses `type:`
         if entry is None:
             fix = None
             if values[key]:  # never an empty key, which the next check would report
@@ -336,6 +339,14 @@ def _frontmatter(ctx: RuleContext) -> Iterator[Diagnostic]:
                 f"the frontmatter key '{key}' is empty: fill in {_explain(key)}",
                 entry.range,
             )
+
+
+def _types_used(ws: Workspace) -> bool:
+    """Whether the root's topic files use the ``type:`` key at all. An orchestrator's
+    ``memory/`` is memls's own format, where every topic file has its type."""
+    if ws.layout is Layout.ORCHESTRATOR:
+        return True
+    return ws.memo("memls.mf.types", lambda: types_memories(ws.root))
 
 
 def _explain(key: str) -> str:
