@@ -487,7 +487,8 @@ def handoff_has_state(text: str) -> bool:
 
 _OTHER_DOCUMENT = re.compile(
     r"(?i)\b(?:retro|retrospective|post-?mortem|proposal|rfc|adr|design doc(?:ument)?|"
-    r"spec(?:ification)?|runbook|playbook|template|(?:hand-?off|handover)\s+guide)\b"
+    r"spec(?:ification)?|runbook|playbook|template|(?:hand-?off|handover)\s+guide|"
+    r"data\s+model|api\s+reference|reference\s+guide|glossary|(?:architecture|system)\s+overview)\b"
 )
 _TITLE = re.compile(r"^\s{0,3}#\s+(.+)$", re.MULTILINE)
 
@@ -495,7 +496,8 @@ _TITLE = re.compile(r"^\s{0,3}#\s+(.+)$", re.MULTILINE)
 def _titled_otherwise(text: str) -> bool:
     """A handoff-named file whose title says it is another kind of document: "Handoff
     payload authoring — a retro", "Handoff RFC", "Handoff runbook", "Agent Handoff
-    Template", "Deployment Handover Guide" (not "the persistent guide"): a page about handing off, not a handoff."""
+    Template", "Deployment Handover Guide" (not "the persistent guide"), "HANDOFF_TECHNICAL:
+    the data model" (a reference document filed by a handoff's name): not a handoff."""
     title = _TITLE.search(text[:4096])
     return title is not None and _OTHER_DOCUMENT.search(title.group(1)) is not None
 

@@ -1788,3 +1788,24 @@ def test_handoffs_in_an_agent_prompts_folder_are_tasks_not_memory(tmp_path: Path
         },
     )
     assert _check(repo)["roots"] == []
+
+
+def test_a_reference_document_filed_under_a_handoffs_name_is_no_handoff(tmp_path: Path) -> None:
+    """`docs/HANDOFF_TECHNICAL.md` titled as the data model beside the real handoff: a
+    reference document (never judged stale), not a second handoff."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "docs/HANDOFF.md": (
+                "# Handoff\n\nBranch: main\n\n## Current State\nThe tick loop runs.\n\n"
+                "## Next Steps\n- the economy\n"
+            ),
+            "docs/HANDOFF_TECHNICAL.md": (
+                "# HANDOFF_TECHNICAL: Colony data model & system interactions\n\n"
+                "Last updated: 2026-06-21\n\n## Core classes\n### Region (main game state)\n"
+                "Holds the factions; see `src/region.py`.\n"
+            ),
+        },
+    )
+    assert _roots(_check(repo))["docs"]["files"] == ["docs/HANDOFF.md"]
