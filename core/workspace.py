@@ -393,7 +393,9 @@ _HANDOFF_NAME = re.compile(
     # `CONTEXT_FOR_NEXT_AGENT.md`, `notes-for-the-next-session.md`: addressed to the next one
     r"|(?:[\w.-]*[-_ ])?for[-_ ](?:the[-_ ])?next[-_ ](?:agent|session|ai|assistant|chat|claude|llm)"
     r"(?:[-_. ][^/]*)?"
-    r"|(?-i:SNAPSHOT)(?:-[^/]*)?|(?-i:PICKUP)|(?:session|context)[-_ ]?snapshot(?:[-_.][^/]*)?)\.md$",
+    r"|(?-i:SNAPSHOT)(?:-[^/]*)?|(?-i:PICKUP)|(?:session|context)[-_ ]?snapshot(?:[-_.][^/]*)?"
+    # `CONTINUE.md`, `continue-here.md`, `CONTINUATION_PROMPT.md`: where the next one resumes
+    r"|(?-i:CONTINUE)(?:[-_][^/]*)?|continue[-_ ]here|continuation(?:[-_ ]prompt)?)\.md$",
     re.IGNORECASE,
 )
 _FOREIGN = (
@@ -440,7 +442,8 @@ _ABOUT_HANDOFFS = re.compile(
 def is_handoff_name(name: str) -> bool:
     """``.handoff.md``, ``HANDOFF.md``, ``handoff.md``, ``HANDOFF-2026-11.md``,
     ``session-handoff-S54.md``, a dated one to a person (``2026-03-02-handover-maria.md``)
-    (any case); a session snapshot handed to the next session
+    (any case); a note to resume from (``CONTINUE.md``, ``continue-here.md``,
+    ``CONTINUATION_PROMPT.md``); a session snapshot handed to the next session
     (``SNAPSHOT.md``, ``SNAPSHOT-2026-03-18-auth.md`` in capitals, ``session-snapshot.md``;
     not a ``PRODUCTION_SNAPSHOT_….md`` of a release);
     a checkpoint (``checkpoint-x-handoff.md``),
@@ -733,8 +736,11 @@ NOTES_FOLDERS = frozenset(
 ``checkpoints/`` of another tool's format): memory when most of their Markdown is dated or
 numbered by its name (``2026-01-24-stats.md``, ``session-42.md``, ``2026-04-21-cp03.md``)."""
 JOURNAL_FOLDERS = frozenset(
-    {"diary", "diaries", "journal", "journals", "daily", "dailies", "daily-notes", "daily_notes"}
-)
+    {
+        "diary", "diaries", "journal", "journals", "daily", "dailies", "daily-notes", "daily_notes",
+        "reflections", "summaries", "daily-summaries", "daily_summaries", "observations",
+    }
+)  # fmt: skip
 """Folders that are memory by their name alone once they hold one dated Markdown file."""
 _DAILY = frozenset({"daily", "dailies"})
 NAMED_NOTES_FOLDERS = frozenset(
@@ -913,7 +919,7 @@ def _dated_in_agent_folder(folder: Path) -> bool:
     """A folder of an agent's own (``.claude/inbox/``, ``.codex/captures/``) whose notes are
     mostly dated by their names: what the agent wrote down session by session."""
     above = folder.parent.name.lower()
-    if not above.startswith(".") or above[1:] not in _AGENT_WORDS:
+    if not above.startswith(".") or above[1:] not in _HIDDEN_AGENT_WORDS:
         return False
     low = folder.name.lower()
     if low in NOT_MEMORY_FOLDERS or low in _NOT_NOTES_FOLDERS or low in MEMORY_FOLDER_NAMES:
@@ -1156,7 +1162,7 @@ def journal_notes(folder: Path) -> list[Path]:
     except OSError:
         return []
     out = []
-    in_agent_folder = folder.name.startswith(".") and folder.name[1:].lower() in _AGENT_WORDS
+    in_agent_folder = folder.name.startswith(".") and folder.name[1:].lower() in _HIDDEN_AGENT_WORDS
     if folder.name == ".planning":
         out += gsd_planning_files(folder, names)  # GSD's state, read at each session's start
     reports = [n for n in names if _SESSION_REPORT.match(n)]
@@ -1195,6 +1201,11 @@ _AGENT_WORDS = frozenset(
         "gemini", "antigravity", "jules",
     }
 )  # fmt: skip
+_HIDDEN_AGENT_WORDS = _AGENT_WORDS | {
+    "windsurf", "cursor", "cline", "roo", "kilocode", "kiro", "opencode", "aider",
+}  # fmt: skip
+"""Names of an agent's hidden folder (``.windsurf/``, ``.cursor/``): with the dot only —
+``cursor-pagination/`` is a project's."""
 _LEADING_ONLY = frozenset({"ai", "llm", "assistant"})
 """Agent words that name an agent's folder only as its first word (``ai-docs/``, ``ai/``):
 elsewhere (``16_ai_tier/``, ``features/ai/``) they name a topic."""
@@ -2095,7 +2106,7 @@ def _looks_like_memory_folder(folder: Path) -> bool:
     """A ``memory/`` folder that holds memls's files, typed memories, dated notes only, or
     an index of its own (``MEMORY_INDEX.md``, ``index.md``), a note of where the work
     stands (``CURRENT_STATE.md``, ``STATUS.md``) or a memory note (``LESSONS_LEARNED.md``)
-    beside other notes; a hidden
+    beside other notes, dated notes as many as the others or more; a hidden
     one (``.memory/``, ``.memories/``) holding any Markdown."""
     if is_root(folder) or (folder / ".handoff.md").is_file():
         return True
@@ -2112,7 +2123,9 @@ def _looks_like_memory_folder(folder: Path) -> bool:
     if md and _in_agent_folder(folder):
         return True  # `.agents/context/memory/learnings.md`: the agent's, by where it is
     sampled, typed = typed_memories(folder)
-    return typed > 0 or (_dated_count(folder) > 0 and sampled == 0)
+    dated = _dated_count(folder)
+    # dated notes only, or mostly (`2026-02-27.md` … beside a HEARTBEAT.md and a mission)
+    return typed > 0 or (dated > 0 and sampled == 0) or (dated >= 2 and dated >= sampled)
 
 
 def _in_agent_folder(folder: Path, levels: int = 3) -> bool:
@@ -2120,7 +2133,7 @@ def _in_agent_folder(folder: Path, levels: int = 3) -> bool:
     (``.agents/``, ``.claude/``, ``.codex/``, ``.copilot-tracking/`` …)."""
     for above in list(folder.parents)[:levels]:
         name = above.name.lower()
-        if name.startswith(".") and re.split(r"[-_]", name[1:])[0] in _AGENT_WORDS:
+        if name.startswith(".") and re.split(r"[-_]", name[1:])[0] in _HIDDEN_AGENT_WORDS:
             return True  # `.copilot-tracking/` too: the agent's by its first word
     return False
 

@@ -850,9 +850,8 @@ def test_a_repository_named_for_an_agent_is_not_its_notes(tmp_path: Path) -> Non
         for d in data["diagnostics"]
         if d["code"] == "MF003"
     )
-    assert dupes == [
+    assert dupes == [  # the copy, once: the file to keep gets no finding
         (".claude/memory/copy.md", "same content as deploy.md"),
-        (".claude/memory/deploy.md", "same content as copy.md"),
     ], data["diagnostics"]
 
 
@@ -1809,3 +1808,42 @@ def test_a_reference_document_filed_under_a_handoffs_name_is_no_handoff(tmp_path
         },
     )
     assert _roots(_check(repo))["docs"]["files"] == ["docs/HANDOFF.md"]
+
+
+def test_resume_notes_dated_memory_and_an_agents_own_folders(tmp_path: Path) -> None:
+    """`CONTINUE.md` (and `status/CONTINUATION_PROMPT.md`): where the next session resumes;
+    a `memory/` folder mostly of dated notes beside a mission note; `.windsurf/memory/`;
+    an agent's dated `reflections/`, `summaries/` and `observations/`."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "CONTINUE.md": (
+                "# Continue here\n\nLast updated: 2026-02-18\n\n## Current status\n- the feed\n\n"
+                "## Next steps\n- the comments\n"
+            ),
+            "status/CONTINUATION_PROMPT.md": (
+                "# Continuation prompt\n\n## Next steps\n- finish `src/feed.ts`\n"
+            ),
+            "core/memory/2026-02-27.md": "# 2026-02-27\n\n- the parser\n",
+            "core/memory/2026-02-28.md": "# 2026-02-28\n\n- the store\n",
+            "core/memory/mission.md": "# Mission\n\nShip the scorer.\n",
+            ".windsurf/memory/activeContext.md": "# Active context\n\nThe login page.\n",
+            "reflections/2026-05-03.md": "# Week 18\n\nWhat went well.\n",
+            "reflections/2026-05-10.md": "# Week 19\n\nWhat did not.\n",
+            "summaries/2026-03-14.md": "# 2026-03-14\n\n- 2 PRs\n",
+            "observations/2026-01-03-first-wakeup.md": "# First wake-up\n\nQuiet.\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert {
+        ".",
+        "status",
+        "core/memory",
+        ".windsurf/memory",
+        "reflections",
+        "summaries",
+        "observations",
+    } <= set(roots)
+    assert roots["."]["kind"] == "handoff"
+    assert roots["."]["files"] == ["CONTINUE.md"]

@@ -482,25 +482,29 @@ def _duplicates(ctx: RuleContext) -> Iterator[Diagnostic]:
         return  # a template is there to be copied: its copies are the ones judged
     from memls.core.rules.stale import path_in_history_folder
 
-    kept = path_in_history_folder(ws, doc.path)
-    if digest is not None:
-        for other in _hash_index(ws).get(digest, []):
-            if other == doc.path or other in reported or _real(other) == me:
-                continue  # `CLAUDE.md -> AGENTS.md`: one file under two names, no copy
-            if kept or path_in_history_folder(ws, other):
-                continue  # a copy kept in a history folder (archive/): a record, by design
+    kept = path_in_history_folder(ws, doc.path) or day_filed(ws, doc.path)
+    if digest is not None and not kept:
+        copies = [
+            other
+            for other in _hash_index(ws).get(digest, [])
+            if other != doc.path
+            and _real(other) != me  # `CLAUDE.md -> AGENTS.md`: one file under two names
+            and not path_in_history_folder(ws, other)  # archive/: a record, by design
+            and not day_filed(ws, other)  # `inbox/2026-04-20/`: that day's record
+        ]
+        templates = [o for o in copies if _in_templates(ws.root, o)]
+        for other in templates:
             reported.add(other)
-            if _in_templates(ws.root, other):
-                message = (
-                    f"same content as the template {_rel(ws.root, other)} (whitespace aside): "
-                    "a copy of it nobody has filled in; fill it in, or remove it if it was "
-                    "copied by mistake"
-                )
-            else:
-                message = (
-                    f"same content as {_rel(ws.root, other)} (whitespace aside): keep one file, "
-                    "merge anything unique into it, and point the index at the survivor"
-                )
+            yield ctx.diag(
+                "MF003",
+                f"same content as the template {_rel(ws.root, other)} (whitespace aside): "
+                "a copy of it nobody has filled in; fill it in, or remove it if it was "
+                "copied by mistake",
+                first_line,
+            )
+        reported.update(o for o in copies if o not in templates)
+        message = _copy_message(ws, doc.path)
+        if message is not None:
             yield ctx.diag("MF003", message, first_line)
     threshold = ctx.config.duplicate_threshold
     for a, b, score in _similar_pairs(ws):
@@ -523,6 +527,94 @@ def _duplicates(ctx: RuleContext) -> Iterator[Diagnostic]:
 
 
 _TEMPLATE_FOLDERS = frozenset({"templates", "template", "_templates", "_template"})
+
+
+_FOLDER_COPY = 3
+"""Copies of as many files of one other folder or more: one finding for the folder."""
+
+
+def _copy_plan(ws: Workspace) -> dict[Path, tuple[Path, int]]:
+    """For every topic file that repeats another's content (not in a history or day folder,
+    not a template): the copy to keep (:func:`_keep_first`) and how many other copies."""
+
+    def compute() -> dict[Path, tuple[Path, int]]:
+        plan: dict[Path, tuple[Path, int]] = {}
+        for group in _hash_index(ws).values():
+            if len(group) < 2:
+                continue  # no copy: nothing to ask of the file system
+            real: dict[Path, Path] = {}
+            for path in group:
+                if path_in_history_folder(ws, path) or day_filed(ws, path):
+                    continue
+                if _in_templates(ws.root, path):
+                    continue
+                real.setdefault(_real(path), path)  # one file under two names: one
+            kept = sorted(real.values(), key=_keep_first)
+            for other in kept[1:]:
+                plan[other] = (kept[0], len(kept) - 2)
+        return plan
+
+    from memls.core.rules.stale import path_in_history_folder
+
+    return ws.memo("memls.mf.copy_plan", compute)
+
+
+def _copy_message(ws: Workspace, path: Path) -> str | None:
+    """MF003's words for a copy: once per file, or once for a folder whose files are
+    copies of another folder's (``liangzai/liangzai/`` inside ``liangzai/``)."""
+    plan = _copy_plan(ws)
+    entry = plan.get(path)
+    if entry is None:
+        return None
+    keep, more = entry
+    if keep.parent != path.parent:
+        same = sorted(
+            p for p, (k, _) in plan.items() if (p.parent, k.parent) == (path.parent, keep.parent)
+        )
+        if len(same) >= _FOLDER_COPY:
+            if path != same[0]:
+                return None  # the folder's one finding is on its first copy
+            source = (
+                "the root's own files"
+                if keep.parent == ws.root
+                else f"files of {_rel(ws.root, keep.parent)}/"
+            )
+            where = _rel(ws.root, path.parent) if path.parent != ws.root else "the root"
+            return (
+                f"{len(same)} files of {where}/ have the same content as {source} "
+                "(whitespace aside): a copy of that folder — keep one, merge anything unique "
+                "into it, and point the index at the survivor"
+            )
+    also = f" and {more} other cop{'y' if more == 1 else 'ies'}" if more else ""
+    return (
+        f"same content as {_rel(ws.root, keep)}{also} (whitespace aside): keep one file, "
+        "merge anything unique into it, and point the index at the survivor"
+    )
+
+
+_COPY_NAME = re.compile(
+    r"(?i)(?:^|[-_ .(])(?:copy|copia|kopie|backup|bak|old|dup(?:licate)?|\d{1,2})\)?$"
+)
+"""A name that says it is the copy: ``copy.md``, ``deploy-copy.md``, ``notes (1).md``,
+``plan-old.md``, ``deploy-2.md``."""
+
+
+def _keep_first(path: Path) -> tuple[int, bool, int, str]:
+    """The order in which copies are kept: the one nearest the root first (``notes/x.md``
+    before its copy in ``notes/notes/``), then one whose name does not say it is the copy
+    (``deploy.md`` before ``copy.md``, ``deploy (1).md``), then the shortest name, then by
+    path."""
+    stem = path.name[: -len(path.suffix)] if path.suffix else path.name
+    return len(path.parts), _COPY_NAME.search(stem) is not None, len(path.name), str(path)
+
+
+def day_filed(ws: Workspace, path: Path) -> bool:
+    """A file in a folder named by a date first (``inbox/2026-04-20/``), below the
+    repository: the record of that day, kept as it was — its copy filed under another
+    day is that day's record too, not a duplicate to merge."""
+    from memls.core.rules.stale import dated_record_folder
+
+    return dated_record_folder(ws, path)
 
 
 def _in_templates(root: Path, path: Path) -> bool:

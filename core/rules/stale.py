@@ -193,7 +193,7 @@ def is_history(ws: Workspace, doc: Document) -> bool:
     a later-dated file of the same series, or a log of the root has entries of a later day
     (the sessions since took it up); or every item of its checklist is ticked (the work is
     done); or it sits in a numbered session's folder with a later one beside it, or in a
-    folder named by a date first (:func:`_dated_record_folder`); or it was superseded
+    folder named by a date first (:func:`dated_record_folder`); or it was superseded
     (:func:`_superseded`); or it was answered (:func:`_answered`); or, dated, an undated
     handoff beside it names it (:func:`_cited_by_live`). No staleness finding applies to it."""
     if in_history_folder(ws, doc):
@@ -212,7 +212,7 @@ def is_history(ws: Workspace, doc: Document) -> bool:
         return True  # every item ticked, or marked resolved: a record of finished work
     if _later_session_folder(doc.path):
         return True  # `sessions/064/HANDOFF.md` beside `sessions/065/`: a past session's
-    if _dated_record_folder(ws, doc.path):
+    if dated_record_folder(ws, doc.path):
         return True  # `handoffs/2026-04-05/…`, `runs/20260605-audit/handoff.md`: that day's record
     return ws.memo(
         f"memls.stale.superseded:{path}", lambda: _superseded(ws, doc) or _answered(path)
@@ -248,8 +248,8 @@ def _later_session_folder(path: Path) -> bool:
 _DATE_FIRST = re.compile(r"^(20\d{2})[-_.]?(\d{2})[-_.]?(\d{2})(?:$|[-_.\sT])")
 
 
-def _dated_record_folder(ws: Workspace, path: Path) -> bool:
-    """A handoff in a folder whose name starts with a date (``2026-04-05/``,
+def dated_record_folder(ws: Workspace, path: Path) -> bool:
+    """A file (a handoff) in a folder whose name starts with a date (``2026-04-05/``,
     ``20260605-quality-index/``), below the repository: the record of that day or of that
     run, kept as it was. A project's folder that only ends with a date
     (``brand-refresh-2026-05-09/``) is not one."""
