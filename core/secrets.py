@@ -703,6 +703,11 @@ def _credible_prose_value(value: str) -> bool:
     return len(value) >= 16 or digit or mixed
 
 
+_HYPHENATED_WORDS = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")
+_PROSE_AFTER = re.compile(r" [a-z]{2,}\b")
+"""After a value: a sentence going on in lower-case words (a password is one token)."""
+
+
 def _names_itself(name: str, value: str) -> bool:
     """A value that spells its own name (``const SET_API_KEY = '@store/SET_API_KEY'``,
     ``TOKEN_EXPIRED: "token_expired"``): a label in code — an action type, an event or
@@ -746,6 +751,12 @@ def _scan_segment(segment: str, base: int, in_fence: bool) -> Iterator[Secret]:
             continue  # `Create a Read token: https://…/settings/tokens`: where to make one
         if _names_itself(name, value):
             continue  # `SET_TOKEN = '@app/SET_TOKEN'`: an action type, an event's name
+        if (
+            not match["q"]
+            and _HYPHENATED_WORDS.fullmatch(value)
+            and _PROSE_AFTER.match(segment, value_start + len(value))
+        ):
+            continue  # `**1Password**: API-based secret retrieval`: the sentence goes on
         if not (match["q"] or in_fence or _assignment_at(segment, match.start("name"), name)):
             # a secret's name in a sentence: what follows must look like a secret, not
             # like the next words ("credentials: approved.", "API key=REQUIRED.")

@@ -1649,7 +1649,12 @@ class Workspace:
         self.layout_choice = layout_choice(self.root)
         self.layout = self.layout_choice.layout
         self.repo_root = repo_root_for(self.root)
-        self.links = LinkResolver(self.root, self.repo_root, extra_exists=self._is_overlay)
+        self.links = LinkResolver(
+            self.root,
+            self.repo_root,
+            extra_exists=self._is_overlay,
+            outer_root=enclosing_memory_folder(self.root, self.repo_root),
+        )
         """Resolves links of every document of the root (cached; see core/formats/links.py):
         the one resolver of the rules, the link graph, document links and definitions."""
         self._docs: dict[Path, Document] = {}
@@ -1984,6 +1989,18 @@ class Workspace:
         from memls.core.graph import graph_of
 
         return graph_of(self)
+
+
+def enclosing_memory_folder(root: Path, repo: Path | None) -> Path | None:
+    """The memory folder ``root`` sits inside, up to three levels up and below the
+    repository (``sartor/memory/`` of ``sartor/memory/projects/``), or None: the notes
+    filed below a memory folder link to its other notes from there (``[[feedback/x]]``)."""
+    for above in list(root.parents)[:3]:
+        if repo is not None and (above == repo or repo not in above.parents):
+            return None
+        if _memory_folder_name(above.name):
+            return above
+    return None
 
 
 def project_parents(project: Path | None) -> set[Path]:

@@ -1847,3 +1847,24 @@ def test_resume_notes_dated_memory_and_an_agents_own_folders(tmp_path: Path) -> 
     } <= set(roots)
     assert roots["."]["kind"] == "handoff"
     assert roots["."]["files"] == ["CONTINUE.md"]
+
+
+def test_pointers_into_a_folder_linked_away_or_to_a_dates_pattern(tmp_path: Path) -> None:
+    """`memory -> /home/owner/vault/memory` (a symlink committed to a folder on its owner's
+    machine): pointers into it cannot be judged here; `memory/2026-MM-DD.md` names the
+    pattern of the daily notes, not a file. A pointer to nothing else is still a finding."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "MEMORY.md": (
+                "# Memory\n\n- [Projects](memory/projects.md) — what runs\n"
+                "- Daily notes: `memory/2026-MM-DD.md`\n"
+                "- [Old plan](notes/old-plan.md) — the plan before\n"
+            ),
+        },
+    )
+    (repo / "memory").symlink_to(tmp_path / "elsewhere" / "vault" / "memory")
+    data = _check(repo)
+    dead = [d["message"].split("`")[1] for d in data["diagnostics"] if d["code"] == "IX009"]
+    assert dead == ["notes/old-plan.md"], data["diagnostics"]

@@ -531,8 +531,12 @@ class LinkResolver:
         repo_root: Path | None = None,
         *,
         extra_exists: Callable[[Path], bool] | None = None,
+        outer_root: Path | None = None,
     ) -> None:
         self.memory_root = Path(os.path.abspath(memory_root))
+        self.outer_root = Path(os.path.abspath(outer_root)) if outer_root is not None else None
+        """The memory folder a root sits inside (``memory/`` of ``memory/projects/``): its
+        files' links are written from there too (``[[feedback/x]]``)."""
         self.repo_root = Path(os.path.abspath(repo_root)) if repo_root is not None else None
         self._extra = extra_exists
         self._exists: dict[str, bool] = {}
@@ -604,6 +608,8 @@ class LinkResolver:
     def _bases(self, link: Link) -> list[str]:
         """Where a relative target may start: the file's folder, the roots, named folders."""
         plain = [str(link.source.parent), str(self.memory_root)]
+        if self.outer_root is not None:
+            plain.append(str(self.outer_root))
         if self.repo_root is not None:
             plain.append(str(self.repo_root))
         bases = list(dict.fromkeys(plain))
@@ -668,16 +674,36 @@ class LinkResolver:
         return None
 
     def _wikilink(self, link: Link, target: str) -> Path | None:
+        found = self._wikilink_to(link, target)
+        if found is None:
+            typed = _TYPED_RELATION.match(target.strip())
+            if typed is not None:  # `[[works_at:ACME]]`: a relation, then the note it names
+                found = self._wikilink_to(link, typed["target"])
+        return found
+
+    def _wikilink_to(self, link: Link, target: str) -> Path | None:
         name = target.strip()
         if name.casefold().endswith(".md"):
             name = name[:-3]
         has_ext = bool(re.search(r"\.[A-Za-z][A-Za-z0-9]{0,9}$", name))
         # A path-like wikilink may be written relative to the file or the root.
-        for base in (str(link.source.parent), str(self.memory_root)):
+        bases = [str(link.source.parent), str(self.memory_root)]
+        if self.outer_root is not None:
+            bases.append(str(self.outer_root))
+        for base in bases:
             for candidate in (name,) if has_ext else (name + ".md", name):
                 path = os.path.normpath(os.path.join(base, candidate))
                 if self._check(path) and (has_ext or candidate.endswith(".md")):
                     return Path(path)
+            if "/" in name.rstrip("/"):
+                # `[[machines/gpu1]]`, `[[reference/heloc/]]`: a folder of notes;
+                # `[[adapters/v3/lineage]]`: a note kept as YAML or JSON
+                path = os.path.normpath(os.path.join(base, name))
+                if os.path.isdir(path):
+                    return Path(path)
+                other = _other_extension(path)
+                if other is not None:
+                    return other
         stems = self._stem_index()
         for key in _wiki_keys(name):
             hits = stems.get(key)
@@ -714,12 +740,21 @@ class LinkResolver:
 
     def namesakes(self, target: str, limit: int = 2) -> list[Path]:
         """Files of the repository with ``target``'s file name, elsewhere (where a link
-        that leads nowhere may mean to go: the file moved)."""
+        that leads nowhere may mean to go: the file moved), or the repository's folder of
+        that path."""
         name = target.strip().rstrip("/").rsplit("/", 1)[-1]
         if not name or self.repo_root is None:
             return []
         rels = self._repo_index().get(name.casefold()) or []
-        return [self.repo_root / rel for rel in rels[:limit]]
+        found = [self.repo_root / rel for rel in rels[:limit]]
+        if not found:
+            # a folder (`../infrastructure/` written from the repository's top): no file of
+            # that name, but the folder is there
+            parts = [p for p in target.strip().split("/") if p not in ("", ".", "..", "~")]
+            top = os.path.normpath(os.path.join(self.repo_root, *parts)) if parts else ""
+            if top and os.path.isdir(top):
+                found.append(Path(top))
+        return found
 
     def _by_suffix(self, target: str) -> Path | None:
         """A path that names a repository file by its trailing components (``rules/foo.md``)."""
@@ -743,7 +778,7 @@ class LinkResolver:
         wikilinks name the memory, not the file: ``[[reference-x]]`` → ``reference_x.md``)."""
         if self._stems is None:
             index: dict[str, list[Path]] = {}
-            root = str(self.memory_root)
+            root = str(self.outer_root or self.memory_root)
 
             def add(key: str, path: Path) -> None:
                 paths = index.setdefault(key, [])
@@ -781,6 +816,23 @@ class LinkResolver:
                 index.setdefault(rel.rsplit("/", 1)[-1].casefold(), []).append(rel)
             self._repo_names = index
         return self._repo_names
+
+
+_TYPED_RELATION = re.compile(r"^(?P<rel>[a-z][a-z0-9]*(?:_[a-z0-9]+)*)::?(?P<target>[^:\s][^:]*)$")
+"""A wikilink that names a relation before its note (``[[works_at:ACME]]``)."""
+
+
+def _other_extension(path: str) -> Path | None:
+    """A file at ``path`` under another extension (``lineage`` → ``lineage.yaml``)."""
+    folder, stem = os.path.split(path)
+    try:
+        names = os.listdir(folder) if folder else []
+    except OSError:
+        return None
+    for name in sorted(names):
+        if name.startswith(stem + ".") and "." not in name[len(stem) + 1 :]:
+            return Path(folder, name)
+    return None
 
 
 _NUMBER_PREFIX = re.compile(r"^\d{1,5}-(?=\D)")

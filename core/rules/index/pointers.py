@@ -50,7 +50,7 @@ def check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
         if where:
             message = (
                 f"pointer to `{link.target}`, which is not where it points (beside {doc.name}, "
-                f"in the memory root or the repository); a file of that name is at {where}: "
+                f"in the memory root or the repository); {_noun(where)} of that name is at {where}: "
                 "point it there if the file moved, or remove the pointer"
             )
         else:
@@ -65,6 +65,7 @@ def check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _PLACEHOLDER = re.compile(
     r"(?i)kebab-case|snake_case|example|placeholder|your[-_]|xxx|yyyy|[-_]name\.md$|^name[-_]"
+    r"|(?-i:\d{4}-MM-DD|YYYY|MM-DD|\bHH-?MM\b)"  # `memory/2026-MM-DD.md`: a date's pattern
 )
 _POINTER_START = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\*\*)?`$")
 
@@ -488,7 +489,7 @@ def check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
         if where:
             message = (
                 f"link to {shown}, which is not where it points (beside this file, in the "
-                f"memory root or the repository); a file of that name is at {where}: point "
+                f"memory root or the repository); {_noun(where)} of that name is at {where}: point "
                 "the link there if it moved, or create the file it names"
             )
         else:
@@ -553,13 +554,28 @@ def _namesakes(ws: Workspace, link: Link) -> str:
     wikilink names no path, so none."""
     moved = [] if link.kind == "wikilink" else ws.links.namesakes(link.target)
     base = ws.repo_root or ws.root
-    return " or ".join(f"`{os.path.relpath(p, base)}`" for p in moved)
+    return " or ".join(f"`{os.path.relpath(p, base)}{'/' if p.is_dir() else ''}`" for p in moved)
+
+
+def _noun(where: str) -> str:
+    """ "a folder" for a namesake shown with a trailing slash, else "a file"."""
+    return "a folder" if where.endswith("/`") else "a file"
 
 
 def _to_another_machine(ws: Workspace, link: Link) -> bool:
     """A link to a committed symlink whose target is not here (``.claude/TEMPLATE.md ->
-    /home/owner/…``): the file is on its owner's machine, which this checkout cannot see."""
-    return any(os.path.islink(p) for p in ws.links.candidates(link))
+    /home/owner/…``), or into a folder that is one (``memory/ -> /home/owner/vault``): the
+    file is on its owner's machine, which this checkout cannot see."""
+    top = ws.repo_root or ws.root
+    for path in ws.links.candidates(link):
+        if os.path.islink(path):
+            return True
+        for above in path.parents:  # `memory/ -> ~/vault/memory`: a folder linked away
+            if above == top or top not in above.parents:
+                break
+            if os.path.islink(above) and not above.exists():
+                return True
+    return False
 
 
 def _kept_out_of_git(ws: Workspace, links: list[Link]) -> set[tuple[str, str, tuple[str, ...]]]:
