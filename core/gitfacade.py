@@ -8,6 +8,7 @@ when ``.git/HEAD`` or refs change.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import threading
 from dataclasses import dataclass
@@ -199,6 +200,20 @@ class Commit:
     @property
     def short(self) -> str:
         return self.sha[:9]
+
+    @property
+    def dependency_bump(self) -> bool:
+        """A bot's (or a person's) update of a dependency only — Renovate's "chore(deps):
+        update helm release x to v1.2", Dependabot's "Bump x from 1.2 to 1.3": the project's
+        work did not move."""
+        return _DEPENDENCY_BUMP.match(self.subject) is not None
+
+
+_DEPENDENCY_BUMP = re.compile(
+    r"(?i)^(?:\w+\(deps(?:-dev)?\)!?:|(?:chore|build|ci|fix)(?:\([\w./-]+\))?!?:\s*bump\s"
+    r"|bump\s+\S+\s+from\s+\S+\s+to\s|update\s+(?:dependency|dependencies|module|helm release"
+    r"|docker tag|image|actions?|\S+ digest)\b)"
+)
 
 
 @dataclass(frozen=True)

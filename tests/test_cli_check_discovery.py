@@ -176,6 +176,40 @@ def test_memory_bank_activecontext_stale_in_git(tmp_path: Path) -> None:
     assert ("memory-bank/activeContext.md", "MB002") in codes
 
 
+def test_dependency_bumps_do_not_make_a_memory_bank_stale(tmp_path: Path) -> None:
+    """Renovate's and Dependabot's commits (`chore(deps): update helm release x to v2`,
+    `Bump axios from 1.2.0 to 1.3.0`) move no work the bank describes; the project's own
+    commits still do."""
+    repo = tmp_path / "cluster"
+    repo.mkdir()
+    git = _git_in(repo)
+    git("init", "-q", "-b", "main")
+    _write(repo, {"memory-bank/memls.toml": "stale_commits = 3\n"})
+    _write(
+        repo, {f"memory-bank/{n}.md": f"# {n}\n\nText.\n" for n in ("activeContext", "progress")}
+    )
+    git("add", "-A")
+    git("commit", "-q", "-m", "bank")
+    bumps = (
+        "chore(deps): update helm release cilium to v1.16.1",
+        "fix(deps): update module github.com/acme/kit to v2",
+        "Bump axios from 1.2.0 to 1.3.0",
+        "chore(deps): update docker tag nginx to v1.27",
+    )
+    for i, subject in enumerate(bumps):
+        _write(repo, {"infrastructure/versions.yaml": f"v: {i}\n"})
+        git("add", "-A")
+        git("commit", "-q", "-m", subject)
+    assert [c for _, c in _codes(_check(repo)) if c == "MB003"] == []
+    for i in range(3):
+        _write(repo, {f"infrastructure/bgp{i}.yaml": f"peer: {i}\n"})
+        git("add", "-A")
+        git("commit", "-q", "-m", f"BGP peer {i}")
+    stale = [d for d in _check(repo)["diagnostics"] if d["code"] == "MB003"]
+    assert {d["path"] for d in stale} == {"memory-bank/activeContext.md", "memory-bank/progress.md"}
+    assert "3 commits changed 3 files" in stale[0]["message"]
+
+
 def test_a_sub_projects_memory_bank_is_stale_only_by_its_own_projects_commits(
     tmp_path: Path,
 ) -> None:

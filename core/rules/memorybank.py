@@ -258,7 +258,9 @@ def _stale(ctx: RuleContext) -> str | None:
     if path_in_history_folder(ws, ctx.doc.path):
         return None  # `docs/history/memory-bank/`: a bank kept as the record it was
     project = _project_of(ws.root, repo)
-    newer = hist.commits[:pos]
+    newer = tuple(c for c in hist.commits[:pos] if not c.dependency_bump)  # not the work's
+    if len(newer) < limit:
+        return None
 
     def described(path: str) -> bool:  # the bank's own project, not the bank or a sibling's
         return not path.startswith(bank + "/") and (not project or path.startswith(project))
