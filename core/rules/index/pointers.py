@@ -84,6 +84,8 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
         return False  # `TEXT[](2026-07-12, batch)`: an array type, then a parenthesis
     if _said_future(line) or _said_owed(line, link):
         return False  # `docs/DESIGN_SYSTEM.md` — Future (if needed): a file still to write
+    if _said_gone(line, link):
+        return False  # "Deleted the duplicate `feedback/x.md`": a record that it went
     if link.kind == "wikilink":
         if _DIRECTIVE.match(target):
             return False  # `[[reply_to_current]]`: an agent's reply directive, no note
@@ -357,6 +359,27 @@ def _said_owed(line: str, link: Link) -> bool:
     before = _SPANS.sub(" ", line[max(0, link.start - OWED_WINDOW) : link.start])
     after = _SPANS.sub(" ", line[link.end : link.end + OWED_WINDOW])
     return _OWED.search(before) is not None or _OWED.search(after) is not None
+
+
+_GONE_BEFORE = re.compile(
+    r"(?i)\b(?:deleted|removed|archived|retired|dropped|renamed|moved|merged|superseded|"
+    r"deprecated|obsoleted|consolidated|folded)\b(?:\s+(?:the|a|an|old|stale|byte-identical|"
+    r"duplicate|empty|unused|orphaned|[\w-]+ly))*\s*[:(]?\s*[`\[*\"']*$"
+)
+_GONE_AFTER = re.compile(
+    r"(?i)^[`\]*\"')]*\s*(?:\((?:now\s+)?(?:deleted|removed|archived|retired|gone|superseded|"
+    r"deprecated|obsolete|merged)\b|(?:was|were|has been|have been|is now|now)\s+(?:deleted|"
+    r"removed|archived|retired|gone|superseded|deprecated|merged))"
+)
+
+
+def _said_gone(line: str, link: Link) -> bool:
+    """The line records that the file went — "Deleted the duplicate `x.md`", "`y.md`
+    (archived)", "`z.md` was merged into …": history of the memory, no pointer to follow."""
+    before = line[max(0, link.start - 60) : link.start]
+    before = re.split(r"[.;!?]\s", before)[-1]
+    after = line[link.end : link.end + 40]
+    return _GONE_BEFORE.search(before) is not None or _GONE_AFTER.match(after) is not None
 
 
 def _said_future(line: str) -> bool:
