@@ -1038,7 +1038,12 @@ two or more in a folder are an agent's notes session by session (a workshop's
 ``Session 1 - Intro.md`` is a lesson)."""
 _SESSION_STATE_NAMES = frozenset({"session-state.md", "session_state.md"})
 """A session's state note by its name in any case (``change_tracking/session_state.md``)."""
-_CURRENT_STATE_STEMS = frozenset({"current-state", "current-status"})
+_CURRENT_STATE_STEMS = frozenset(
+    {
+        "current-state", "current-status", "current-work", "current-phase", "current-focus",
+        "current-task", "current-context",
+    }
+)  # fmt: skip
 
 
 def _current_state_name(name: str) -> bool:

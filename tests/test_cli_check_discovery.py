@@ -1867,6 +1867,8 @@ def test_resume_notes_dated_memory_and_an_agents_own_folders(tmp_path: Path) -> 
             "reflections/2026-05-10.md": "# Week 19\n\nWhat did not.\n",
             "summaries/2026-03-14.md": "# 2026-03-14\n\n- 2 PRs\n",
             "observations/2026-01-03-first-wakeup.md": "# First wake-up\n\nQuiet.\n",
+            "docs/10-session/current-phase.md": "# Current phase\n\nPhase 3: the sync.\n",
+            "docs/10-session/quick-ref.md": "# Quick reference\n",
         },
     )
     roots = _roots(_check(repo))
@@ -1881,6 +1883,8 @@ def test_resume_notes_dated_memory_and_an_agents_own_folders(tmp_path: Path) -> 
     } <= set(roots)
     assert roots["."]["kind"] == "handoff"
     assert roots["."]["files"] == ["CONTINUE.md"]
+    # `current-phase.md` (`current-work.md`, `current-focus.md`): where the work stands now
+    assert roots["docs/10-session"]["files"] == ["docs/10-session/current-phase.md"]
 
 
 def test_pointers_into_a_folder_linked_away_or_to_a_dates_pattern(tmp_path: Path) -> None:
