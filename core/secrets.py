@@ -317,7 +317,10 @@ _PLACEHOLDER = re.compile(
     r"|^(.)\1{5,}$|[-_](?:here|goes|your|value)$",
     re.IGNORECASE,
 )
-_CODE_VALUE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*(?:\(|\[)|\)$|^[a-z_]+\.[a-z_]+$")
+_CODE_VALUE = re.compile(
+    r"^[A-Za-z_][A-Za-z0-9_.]*(?:\(|\[)|\)$|^[a-z_]+\.[a-z_]+$"
+    r"|^[A-Za-z_]\w*(?:<[\w, ]*>)?::[A-Za-z_]"  # `x25519::StaticSecret::random()`: a Rust path
+)
 _PATHLIKE = re.compile(
     r"^[~./]|/$|/[\w.-]+\.\w{1,5}$|\.(?:md|py|ts|js|json|toml|ya?ml|sh|txt|env)$"
 )
@@ -333,8 +336,8 @@ def _shannon(value: str) -> float:
 
 _STAND_IN_WORDS = frozenset(
     {
-        "password", "passwd", "secret", "token", "changeme", "example", "sample", "dummy",
-        "placeholder", "test", "demo", "fake",
+        "password", "passwd", "pwd", "pass", "secret", "token", "changeme", "example",
+        "sample", "dummy", "placeholder", "test", "demo", "fake",
     }
 )  # fmt: skip
 """Words that make a value of plain words a stand-in: ``secure_password_123``,
@@ -342,10 +345,20 @@ _STAND_IN_WORDS = frozenset(
 
 
 def _words_stand_in(bare: str) -> bool:
-    words = re.split(r"[-_.]", bare.casefold())
+    """Plain words (``-``, ``_``, ``.`` or camel case between them, a year or a short number,
+    a closing ``!``) with a stand-in word among them: ``secure_password_123``, ``strong_pwd``,
+    ``MongoSecurePass2024!``."""
+    bare = _TRAILING_MARKS.sub("", bare)
+    words = [w.casefold() for w in _WORD_SPLIT.split(bare) if w]
     if len(words) < 2 or not any(w in _STAND_IN_WORDS for w in words):
         return False
-    return all(w.isalpha() or (w.isdigit() and len(w) <= 4) for w in words if w)
+    if sum(1 for w in words if w.isalpha() and len(w) == 1) > 1:
+        return False  # `xK9mPq2L`: random letters, not words
+    return all(w.isalpha() or (w.isdigit() and len(w) <= 4) for w in words)
+
+
+_TRAILING_MARKS = re.compile(r"[!@#$%^&*?]{1,3}$")
+_WORD_SPLIT = re.compile(r"[-_.]|(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 
 
 def looks_placeholder(value: str) -> bool:
@@ -445,7 +458,13 @@ def _credible_token(value: str) -> bool:
             any(c.isdigit() for c in tail),
         )
     )
+    if _REPEATED_UNIT.fullmatch(tail) is not None:
+        return False  # `sk-proj-abc123abc123abc123…`: a unit counted out, an example
     return classes >= 2 and _shannon(tail) >= 2.7
+
+
+_REPEATED_UNIT = re.compile(r"(?:.{0,3})(.{2,8}?)\1{3,}.{0,8}")
+"""A value made of one short unit said four times or more (``abc123abc123…``)."""
 
 
 # -- detect-secrets, imported only when a candidate line needs it ----------------------------
@@ -751,6 +770,8 @@ def _scan_segment(segment: str, base: int, in_fence: bool) -> Iterator[Secret]:
             continue  # `Create a Read token: https://…/settings/tokens`: where to make one
         if _names_itself(name, value):
             continue  # `SET_TOKEN = '@app/SET_TOKEN'`: an action type, an event's name
+        if not match["q"] and segment.startswith(("'s ", "’s "), value_start + len(value)):
+            continue  # `API key: gpuserver1's ~/.config/…`: a name's possessive, no value
         if (
             not match["q"]
             and _HYPHENATED_WORDS.fullmatch(value)

@@ -869,8 +869,8 @@ def is_notes_folder(folder: Path) -> bool:
 
 HISTORY_FOLDERS = frozenset(
     {
-        "archive", "archives", "archived", "old", "history", "past", "legacy", "deprecated",
-        "obsolete",
+        "archive", "archives", "archived", "old", "history", "historical", "past", "legacy",
+        "deprecated", "obsolete",
     }
 )  # fmt: skip
 """Folders whose handoffs and checkpoints are kept as history: nothing in them is stale

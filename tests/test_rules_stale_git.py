@@ -491,6 +491,7 @@ def test_a_handoff_in_a_past_numbered_session_folder_is_history(repo: Path) -> N
         ("work/_work_old/_workspace_lpd", False),  # old, prev, history … as a word of a name
         ("work/_workspace_prev_20260716", False),
         ("docs/handoff-history", False),
+        ("docs/historical/plans", False),  # `historical/`: kept as the record it was
         ("docs/bold-moves", True),
         ("docs/handoffs/2026-04-05", False),
         ("runs/20260605-quality-index", False),

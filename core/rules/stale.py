@@ -158,8 +158,8 @@ def name_date(name: str) -> _dt.date | None:
 
 _HISTORY_WORDS = frozenset(
     {
-        "history", "archive", "archives", "archived", "old", "prev", "previous", "legacy",
-        "deprecated", "obsolete", "superseded",
+        "history", "historical", "archive", "archives", "archived", "old", "prev", "previous",
+        "legacy", "deprecated", "obsolete", "superseded",
     }
 )  # fmt: skip
 """Words that make a compound folder name a history folder (``handoff-history/``,

@@ -75,6 +75,8 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
     target = link.target
     if "\\" in target or _CONTROL.search(target):
         return False  # SZ005 reports it
+    if not any(c.isalnum() for c in target):
+        return False  # `[<url>](`/`)`, `[x](/)`: no file named, a site's root or a mark
     line = doc.line_text(link.line) if doc is not None else ""
     if link.kind in ("wikilink", "markdown") and _explains_syntax(link, line):
         return False  # `use the [[filename]] format`: an example of the syntax, no link
