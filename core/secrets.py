@@ -28,6 +28,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import itertools
 import json
 import math
 import re
@@ -458,9 +459,26 @@ def _credible_token(value: str) -> bool:
             any(c.isdigit() for c in tail),
         )
     )
-    if _REPEATED_UNIT.fullmatch(tail) is not None:
-        return False  # `sk-proj-abc123abc123abc123…`: a unit counted out, an example
+    if _REPEATED_UNIT.fullmatch(tail) is not None or _counted_out(tail) or _alphabet(tail):
+        return False  # `sk-proj-abc123abc123…`, `abc123def456ghi789…`: counted out, an example
     return classes >= 2 and _shannon(tail) >= 2.7
+
+
+def _counted_out(tail: str) -> bool:
+    """A value of runs counted out along the alphabet or the digits (``abc123def456…``,
+    ``ABCDEF0123456789``): most of its letters and digits stand in runs of three or more
+    that each step by one — a made-up example, not a key."""
+    runs = re.findall(r"[a-z]+|[A-Z]+|[0-9]+", tail)
+    total = sum(len(r) for r in runs)
+    if total < 12:
+        return False
+    counted = 0
+    for run in runs:
+        size = 10 if run.isdigit() else 26
+        steps = [(ord(b) - ord(a)) % size for a, b in itertools.pairwise(run)]
+        if len(run) >= 3 and all(step == 1 for step in steps):
+            counted += len(run)
+    return counted * 5 >= total * 4
 
 
 _REPEATED_UNIT = re.compile(r"(?:.{0,3})(.{2,8}?)\1{3,}.{0,8}")
@@ -887,8 +905,20 @@ def _ds_line(
             and not _ds_heuristics(heuristic, value, line)
             and not _ID_PREFIX.match(value)
             and not _after_id_key(line, value)
+            and not _alphabet(value)
         ):
             yield from _positions(line, value, base, SC_HIGH_ENTROPY, "random-looking string")
+
+
+def _alphabet(value: str) -> bool:
+    """A character set written out (``ABCDEFGHJKLMNPQRSTUVWXYZ23456789``, the letters of
+    an invite code): every character once, each kind in its order — never a random key."""
+    if len(value) < 10 or len(set(value)) != len(value):
+        return False
+    runs = re.findall(r"[a-z]+|[A-Z]+|[0-9]+|[^a-zA-Z0-9]+", value)
+    if sum(len(run) for run in runs if len(run) >= 5) * 3 < len(value) * 2:
+        return False  # `Qm7xK…`: kinds mixed character by character, as a key's are
+    return all(list(run) == sorted(run) for run in runs)
 
 
 _ID_PREFIX = re.compile(

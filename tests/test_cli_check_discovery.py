@@ -208,6 +208,9 @@ def test_dependency_bumps_do_not_make_a_memory_bank_stale(tmp_path: Path) -> Non
     stale = [d for d in _check(repo)["diagnostics"] if d["code"] == "MB003"]
     assert {d["path"] for d in stale} == {"memory-bank/activeContext.md", "memory-bank/progress.md"}
     assert "3 commits changed 3 files" in stale[0]["message"]
+    # a bank that says it is no longer kept (`OBSOLETE.md`) is the record it was
+    _write(repo, {"memory-bank/OBSOLETE.md": "# Obsolete\n\nThe bank moved to docs/.\n"})
+    assert [c for _, c in _codes(_check(repo)) if c == "MB003"] == []
 
 
 def test_a_sub_projects_memory_bank_is_stale_only_by_its_own_projects_commits(

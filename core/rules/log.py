@@ -149,8 +149,7 @@ def _out_of_order(ctx: RuleContext, dated: list[LogEntry]) -> Iterator[Diagnosti
         j = i
         while j + 1 < len(dated) and j + 1 not in kept:
             j += 1
-        if not (i == j and _a_days_jitter(dated, i, kept)):
-            yield _misplaced(ctx, dated, i, j, kept, order)
+        yield _misplaced(ctx, dated, i, j, kept, order)
         i = j + 1
     # Within one day, timed entries kept in place must follow the order too.
     timed = [dated[k] for k in sorted(kept) if dated[k].stamp is not None]
@@ -168,19 +167,6 @@ def _out_of_order(ctx: RuleContext, dated: list[LogEntry]) -> Iterator[Diagnosti
                 "check the times",
                 b.range,
             )
-
-
-def _a_days_jitter(dated: list[LogEntry], i: int, kept: set[int]) -> bool:
-    """One entry a day off both its neighbours (`2026-05-19` between two of `2026-05-18`):
-    written near midnight, or in another time zone, by a run beside the others — the log's
-    order holds; nothing to move."""
-    entry = dated[i].stamp
-    before = next((dated[k].stamp for k in range(i - 1, -1, -1) if k in kept), None)
-    after = next((dated[k].stamp for k in range(i + 1, len(dated)) if k in kept), None)
-    if entry is None or before is None or after is None:
-        return False
-    day = entry.when.date()
-    return all(abs((day - other.when.date()).days) <= 1 for other in (before, after))
 
 
 def _misplaced(

@@ -10,6 +10,7 @@ rest of memls's format rules do not apply to them (see ``_NOT_FOR_KIND`` there).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -231,6 +232,18 @@ def _unfilled_bank(ws: Workspace, core: dict[str, str]) -> bool:
     return bool(ws.memo("memls.bank.unfilled", compute))
 
 
+_RETIRED_MARKERS = frozenset({"obsolete.md", "deprecated.md", "archived.md", "retired.md"})
+
+
+def _declared_retired(root: Path) -> bool:
+    """A bank that says it is no longer kept: an ``OBSOLETE.md`` (``DEPRECATED.md``,
+    ``ARCHIVED.md``, ``RETIRED.md``) among its files — kept as the record it was."""
+    try:
+        return any(e.name.lower() in _RETIRED_MARKERS for e in os.scandir(root) if e.is_file())
+    except OSError:
+        return False
+
+
 def _stale(ctx: RuleContext) -> str | None:
     """How far behind the project the file is, from git; None when current or unknown."""
     ws = ctx.workspace
@@ -255,8 +268,8 @@ def _stale(ctx: RuleContext) -> str | None:
         return None
     from memls.core.rules.stale import path_in_history_folder
 
-    if path_in_history_folder(ws, ctx.doc.path):
-        return None  # `docs/history/memory-bank/`: a bank kept as the record it was
+    if path_in_history_folder(ws, ctx.doc.path) or _declared_retired(ws.root):
+        return None  # `docs/history/memory-bank/`, an `OBSOLETE.md`: the record it was
     project = _project_of(ws.root, repo)
     newer = tuple(c for c in hist.commits[:pos] if not c.dependency_bump)  # not the work's
     if len(newer) < limit:

@@ -24,6 +24,7 @@ from memls.core.workspace import (
     Workspace,
     claude_frontmatter,
     claude_memories_counted,
+    is_blank_template,
     is_conventional_doc,
     is_dated,
     is_own_index_name,
@@ -542,6 +543,9 @@ def _copy_plan(ws: Workspace) -> dict[Path, tuple[Path, int]]:
         for group in _hash_index(ws).values():
             if len(group) < 2:
                 continue  # no copy: nothing to ask of the file system
+            first = ws.document(group[0])
+            if first is not None and is_blank_template(first.text):
+                continue  # dated notes never filled in: the same empty skeleton, no memory
             real: dict[Path, Path] = {}
             for path in group:
                 if path_in_history_folder(ws, path) or day_filed(ws, path):
