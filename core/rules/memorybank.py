@@ -61,8 +61,10 @@ RULES = (
         "MB003",
         "memory-bank-stale",
         Severity.WARNING,
-        "activeContext.md / progress.md (Kilo: context.md) not changed for `stale_commits` "
-        "commits (20) while those commits changed the project (git)",
+        "activeContext.md / progress.md (Kilo: context.md) not changed for "
+        "`stale_commits` commits (20) while those commits changed the project (git); "
+        "dependency bumps (`chore(deps): update …`, `Bump x from 1 to 2`) do not count, "
+        "and a bank holding an `OBSOLETE.md` (`DEPRECATED.md`, `ARCHIVED.md`) is a record",
         rationale="warning: the bank's current state may be old; nothing is broken",
         doc="""
         In a git repository, activeContext.md or progress.md (Kilo Code's context.md) was

@@ -37,7 +37,9 @@ RULES = (
         "memory-frontmatter",
         Severity.WARNING,
         "memory file frontmatter missing or lacking name/description/type (orchestrator "
-        "memory/; in Claude Code roots, a frontmatter block lacking or emptying a key)",
+        "memory/; in Claude Code roots, a frontmatter block lacking or emptying a key — "
+        "`type` only where some file of the root uses it: a root of name-and-description "
+        "memories, Replit's, uses no type)",
         fixable=True,
         rationale="warning: recall and decay cannot read the file's metadata; the text loads",
         doc="""
@@ -73,8 +75,14 @@ RULES = (
         "MF003",
         "memory-duplicate",
         Severity.WARNING,
-        "near-duplicate memory files (same content hash, or recall similarity ≥ threshold); "
-        "a file still the same as its seed in a `templates/` folder is an unfilled copy",
+        "near-duplicate memory files (same content hash, or recall similarity ≥ "
+        "threshold): each copy once, naming the one to keep (nearest the root, not named "
+        "as the copy: `deploy.md` before `deploy-copy.md`, `notes (1).md`), and one "
+        "finding for a folder whose files are copies of another folder's "
+        "(`notes/notes/`); a file still the same as its seed in a `templates/` folder is "
+        "an unfilled copy; copies in history folders or filed under a day "
+        "(`inbox/2026-04-20/`) are records, and notes of the same empty skeleton "
+        "(headings and placeholders only) no duplicated memory",
         rationale="warning: duplicated memory may diverge; nothing is lost",
         doc="""
         Two memory files hold the same content (whitespace aside), or recall finds them

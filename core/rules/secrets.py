@@ -67,9 +67,10 @@ RULES = (
         "SC003",
         "secret-value",
         Severity.ERROR,
-        "a password, secret or token written as a value (`JWT_SECRET=…`, `password: …`)",
+        "a password, secret or token written as a value (`JWT_SECRET=…`, `password: …`); "
+        "not a value that spells its own name (`SET_TOKEN = '@app/SET_TOKEN'`) or a label"
+        " followed by a sentence (`**1Password**: API-based secret retrieval`)",
         fixable=True,
-        known_fake=True,
         rationale="error: a password or secret value in committed memory is a leak",
         doc="""
         A password, secret or token written as a value, e.g. `JWT_SECRET=…` or
@@ -100,9 +101,9 @@ RULES = (
         "SC005",
         "high-entropy-string",
         Severity.WARNING,
-        "a quoted random-looking string on a line about keys or tokens (may be a secret)",
+        "a quoted random-looking string on a line about keys or tokens (may be a secret);"
+        " not a character set written out (`ABCDEFGHJKLMNPQRSTUVWXYZ23456789`)",
         fixable=True,
-        known_fake=True,
         rationale="warning: a random-looking string may be a secret; it is a guess, not proof",
         doc="""
         A quoted random-looking string on a line about keys or tokens. It may be a secret;

@@ -182,8 +182,11 @@ RULES = (
         "IX009",
         "index-broken-pointer",
         Severity.ERROR,
-        "pointer/link in the index to a file that exists nowhere (not beside the index, in "
-        "the root, the repository, or by wikilink name)",
+        "pointer/link in the index to a file that exists nowhere (not beside the index, "
+        "in the root, the repository, or by wikilink name); not a line that records the "
+        "file went (`Deleted the duplicate x.md`, `` `y.md` (archived) ``), a date's "
+        "pattern (`memory/2026-MM-DD.md`), or a path into a folder committed as a symlink"
+        " to its owner's machine",
         rationale="error: the agent's entry point points at nothing — that memory is lost",
         doc="""
         A link or pointer in MEMORY.md (`[deploy](deploy.md)`, `[[deploy]]`, a backticked
@@ -240,7 +243,11 @@ RULES = (
         "IX012",
         "broken-link",
         Severity.WARNING,
-        "link in a topic file (Markdown or `[[wikilink]]`) to a file that exists nowhere",
+        "link in a topic file (Markdown or `[[wikilink]]`) to a file that exists nowhere;"
+        " a wikilink may name a note by its frontmatter `name`, a folder of notes "
+        "(`[[machines/gpu1]]`), a note kept as YAML (`[[adapters/v3/lineage]]`) or a "
+        "relation first (`[[works_at:ACME]]`); a dead link to a folder says where a "
+        "folder of that path is",
         rationale="warning: a topic file links to nothing; the index itself is intact",
         doc="""
         A Markdown link or `[[wikilink]]` in a topic file resolves to no file (the same
