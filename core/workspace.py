@@ -793,6 +793,40 @@ def _folder_word(name: str) -> str:
     return "worklogs" if len(words) > 1 and words[-1] in _LOG_WORDS else name
 
 
+_REPORT_FOLDERS = frozenset(
+    {"report", "reports", "log", "logs", "journal", "journals", "sessions", "notes"}
+)
+
+
+def filed_by_date(folder: Path) -> bool:
+    """An agent's reports (logs, notes) filed by year, month and day below its folder
+    (``ctx/agent/report/2025/11/02/13-18-iteration-report.md``): a journal of notes, read
+    three levels down. Only below a folder of an agent's (``agent/``, ``.claude/``, ``ai/``)."""
+    if folder.name.lower() not in _REPORT_FOLDERS:
+        return False
+    above = [folder.parent.name, folder.parent.parent.name]
+    if not any(re.split(r"[-_.]", a.lower().lstrip("."))[0] in _HIDDEN_AGENT_WORDS for a in above):
+        return False
+    try:
+        years = [
+            e for e in os.scandir(folder) if e.is_dir() and re.fullmatch(r"(?:19|20)\d\d", e.name)
+        ]
+        for year in years[:3]:
+            for month in os.scandir(year.path):
+                if not (month.is_dir() and re.fullmatch(r"0[1-9]|1[0-2]", month.name)):
+                    continue
+                for day in os.scandir(month.path):
+                    if (
+                        day.is_dir()
+                        and re.fullmatch(r"0[1-9]|[12]\d|3[01]", day.name)
+                        and any(is_markdown_name(n) for n in os.listdir(day.path))
+                    ):
+                        return True
+    except OSError:
+        return False
+    return False
+
+
 def memory_subfolder(folder: Path) -> bool:
     """A subfolder of a memory folder, up to two levels down (``memory/projects/``,
     ``memory/evolution/goals/``, ``.ai_memory/<project>/``), that holds Markdown notes of
@@ -836,6 +870,7 @@ def is_notes_folder(folder: Path) -> bool:
             or _dated_in_agent_folder(folder)
             or _numbered_session_logs(folder)
             or memory_subfolder(folder)
+            or filed_by_date(folder)
         )
     try:
         every = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
@@ -1450,6 +1485,8 @@ def memory_files(root: Path, kind: RootKind | None = None) -> list[Path]:
             return chosen
     found: list[Path] = []
     depth = _NESTED_KINDS.get(kind, 0)
+    if kind is RootKind.NOTES and filed_by_date(root):
+        depth = 3  # `report/2025/11/02/13-18-iteration-report.md`
     if kind is RootKind.MEMORY:
         places = [(root, 0), (root / "memory", 0), (root / "transcripts", 0)]
     elif kind is RootKind.CODEX:
@@ -1535,6 +1572,8 @@ def is_memory_path(root: Path, path: Path, kind: RootKind | None = None) -> bool
     except ValueError:
         return False
     depth = _NESTED_KINDS.get(kind, 0)
+    if kind is RootKind.NOTES and filed_by_date(root):
+        depth = 3
     return len(rel.parts) <= depth and not any(p.startswith(".") for p in rel.parts)
 
 

@@ -1909,3 +1909,23 @@ def test_pointers_into_a_folder_linked_away_or_to_a_dates_pattern(tmp_path: Path
     data = _check(repo)
     dead = [d["message"].split("`")[1] for d in data["diagnostics"] if d["code"] == "IX009"]
     assert dead == ["notes/old-plan.md"], data["diagnostics"]
+
+
+def test_an_agents_reports_filed_by_year_month_and_day(tmp_path: Path) -> None:
+    """`ctx/agent/report/2025/11/02/13-18-iteration-report.md`: the agent's reports filed
+    by date, read three levels down as one root of notes; a project's `docs/reports/2025/`
+    of the same shape, not below an agent's folder, is not memory."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "ctx/agent/AGENTS.md": "# Agent\n\nWrite a report after each iteration.\n",
+            "ctx/agent/report/2025/11/02/13-18-iteration-report.md": "# Iteration\n\nDone.\n",
+            "ctx/agent/report/2025/11/03/09-05-report.md": "# Report\n\nThe signal server.\n",
+            "docs/reports/2025/11/02/q4-sales.md": "# Sales\n\nUp.\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert set(roots) == {"ctx/agent/report"}
+    assert roots["ctx/agent/report"]["kind"] == "notes"
+    assert roots["ctx/agent/report"]["file_count"] == 2
