@@ -137,6 +137,27 @@ def test_what_people_write_all_the_time_is_not_a_secret() -> None:
     assert find_secrets(fenced, fences=[(0, 2)]) == []
 
 
+def test_keys_counted_out_are_examples_and_a_random_tail_is_still_a_key(tmp_path: Path) -> None:
+    """`sk-proj-` then one unit said over and over, or runs counted along the alphabet and
+    the digits (`abc123def456…`): a scanner's test string, not a key; the same prefix with
+    a random tail is one. Built here: no key-shaped literal in the repository."""
+    letters, digits = string.ascii_lowercase, string.digits
+    counted = "".join(
+        letters[i * 3 : i * 3 + 3] + (digits * 3)[i * 3 + 1 : i * 3 + 4] for i in range(8)
+    )
+    repeated = "abc123" * 8 + "xy"
+    real = rand(48)
+    (tmp_path / "MEMORY.md").write_text(
+        "# Memory\n\n"
+        f'- The scanner\'s test strings: `"My key is sk-proj-{repeated}"`, `sk-proj-{counted}`\n'
+        f"- Deploy key: sk-proj-{real}\n"
+    )
+    result = run_memls("check", ".", "--format", "json", "--exit-zero", cwd=tmp_path)
+    found = [d for d in json.loads(result.stdout)["diagnostics"] if d["code"] == "SC001"]
+    assert [d["line"] for d in found] == [4], found
+    assert real not in result.stdout
+
+
 def test_private_key_block_is_one_finding_and_its_body_is_replaced() -> None:
     body = "\n".join(rand(64, ALNUM + "+/") for _ in range(6))
     text = (

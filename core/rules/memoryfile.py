@@ -571,18 +571,29 @@ def _copy_plan(ws: Workspace) -> dict[Path, tuple[Path, int]]:
     return ws.memo("memls.mf.copy_plan", compute)
 
 
+def _folder_copies(ws: Workspace) -> dict[tuple[Path, Path], list[Path]]:
+    """The copies of the plan by (their folder, the kept files' folder), sorted: computed
+    once per workspace, not once per file checked."""
+
+    def compute() -> dict[tuple[Path, Path], list[Path]]:
+        by: dict[tuple[Path, Path], list[Path]] = {}
+        for path, (keep, _) in _copy_plan(ws).items():
+            if keep.parent != path.parent:
+                by.setdefault((path.parent, keep.parent), []).append(path)
+        return {pair: sorted(paths) for pair, paths in by.items()}
+
+    return ws.memo("memls.mf.folder_copies", compute)
+
+
 def _copy_message(ws: Workspace, path: Path) -> str | None:
     """MF003's words for a copy: once per file, or once for a folder whose files are
     copies of another folder's (``liangzai/liangzai/`` inside ``liangzai/``)."""
-    plan = _copy_plan(ws)
-    entry = plan.get(path)
+    entry = _copy_plan(ws).get(path)
     if entry is None:
         return None
     keep, more = entry
     if keep.parent != path.parent:
-        same = sorted(
-            p for p, (k, _) in plan.items() if (p.parent, k.parent) == (path.parent, keep.parent)
-        )
+        same = _folder_copies(ws).get((path.parent, keep.parent), [])
         if len(same) >= _FOLDER_COPY:
             if path != same[0]:
                 return None  # the folder's one finding is on its first copy
