@@ -339,10 +339,13 @@ _STAND_IN_WORDS = frozenset(
     {
         "password", "passwd", "pwd", "pass", "secret", "token", "changeme", "example",
         "sample", "dummy", "placeholder", "test", "demo", "fake",
+        # the same words in the languages memory is written in
+        "passe", "passwort", "kennwort", "senha", "contrasena", "clave", "wachtwoord",
+        "haslo", "parola", "salasana", "losenord", "exemple", "beispiel", "ejemplo",
     }
 )  # fmt: skip
 """Words that make a value of plain words a stand-in: ``secure_password_123``,
-``my-demo-token``, ``example.secret``."""
+``my-demo-token``, ``example.secret``, ``MonMotDePasse123!`` (French)."""
 
 
 def _words_stand_in(bare: str) -> bool:
@@ -375,6 +378,9 @@ _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+")
 """A member access (``config.redis.password``, ``session?.access_token``): code, no value."""
 _WORDY_IDENTIFIER = re.compile(r"[a-z][a-z0-9]{0,11}(?:[_-][a-z][a-z0-9]{0,11})+")
+_TITLE_WORDS = re.compile(r"[A-Z](?:[a-z]+|[A-Z]+)(?:-[A-Z](?:[a-z]+|[A-Z]+))+")
+"""Capitalised words joined by hyphens (``Billing-Mail-Reader``): the name a secret was
+given where it was made, not its value (a value is random, or words with digits)."""
 _HOSTPATH = re.compile(r"[\w-]+(?:\.[\w-]+)+(?::\d+)?(?:/\S*)?")
 _ALGORITHM = re.compile(
     r"(?:hmac|sha|rsa|aes|md5|bcrypt|scrypt|argon2(?:id|i|d)?|pbkdf2|[hre]s(?:256|384|512)|ed25519)"
@@ -402,6 +408,7 @@ def _credible_password(value: str, *, named: bool = False, quoted: bool = False)
         _ENV_NAME.fullmatch(value)
         or _DOTTED.fullmatch(value)
         or _WORDY_IDENTIFIER.fullmatch(value)
+        or _TITLE_WORDS.fullmatch(value)
         or _EMAIL.fullmatch(value)
         or _HOSTPATH.fullmatch(value)
         or _ALGORITHM.fullmatch(value)

@@ -493,6 +493,11 @@ _OTHER_DOCUMENT = re.compile(
     r"spec(?:ification)?|runbook|playbook|template|(?:hand-?off|handover)\s+guide|"
     r"data\s+model|api\s+reference|reference\s+guide|glossary|(?:architecture|system)\s+overview)\b"
 )
+_OTHER_DOCUMENT_LAST = re.compile(
+    r"(?i)\b(?:evidence|classification|audit|checklist|requirements)\W*$"
+)
+"""A kind of document named last in a title ("Handoff Removal Acceptance Evidence"); first
+or in the middle it is the subject ("Handoff: GH-Pages Audit Campaign Dispatch")."""
 _TITLE = re.compile(r"^\s{0,3}#\s+(.+)$", re.MULTILINE)
 
 
@@ -502,7 +507,14 @@ def _titled_otherwise(text: str) -> bool:
     Template", "Deployment Handover Guide" (not "the persistent guide"), "HANDOFF_TECHNICAL:
     the data model" (a reference document filed by a handoff's name): not a handoff."""
     title = _TITLE.search(text[:4096])
-    return title is not None and _OTHER_DOCUMENT.search(title.group(1)) is not None
+    if title is None:
+        return False
+    words = title.group(1)
+    if _OTHER_DOCUMENT.search(words) is not None:
+        return True
+    return not re.match(r"(?i)\W*hand-?(?:off|over)\b\W*:", words) and bool(
+        _OTHER_DOCUMENT_LAST.search(words)
+    )
 
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)

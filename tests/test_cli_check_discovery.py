@@ -1842,9 +1842,22 @@ def test_a_reference_document_filed_under_a_handoffs_name_is_no_handoff(tmp_path
                 "Last updated: 2026-06-21\n\n## Core classes\n### Region (main game state)\n"
                 "Holds the factions; see `src/region.py`.\n"
             ),
+            # evidence filed about the product's own handoff feature, not a handoff
+            "docs/acceptance/handoff-removal-evidence.md": (
+                "# Handoff Removal Acceptance Evidence\n\nDate: 2026-08-19\n\n"
+                "## Requirement matrix\n- `src/handoff.ts` deleted\n"
+            ),
+            "docs/acceptance/stage-1-evidence.md": "# Stage 1 evidence\n\n- passed\n",
+            # a handoff whose subject is an audit is a handoff
+            "tasks/pages/HANDOFF_NOTES.md": (
+                "# Handoff: Pages Audit Campaign\n\nBranch: main\n\n## Next Steps\n- merge\n"
+            ),
         },
     )
-    assert _roots(_check(repo))["docs"]["files"] == ["docs/HANDOFF.md"]
+    roots = _roots(_check(repo))
+    assert roots["docs"]["files"] == ["docs/HANDOFF.md"]
+    assert "docs/acceptance" not in roots
+    assert roots["tasks/pages"]["files"] == ["tasks/pages/HANDOFF_NOTES.md"]
 
 
 def test_resume_notes_dated_memory_and_an_agents_own_folders(tmp_path: Path) -> None:

@@ -536,3 +536,37 @@ def test_prose_in_a_json_string_ends_at_its_escaped_line_break() -> None:
     real = "P4ss" + rand(10)
     found = find_secrets(f'{{"notes": "ssh to db.example.com, the password is {real}"}}')
     assert [s.code for s in found] == ["SC004"]
+
+
+def test_data_an_agent_keeps_in_its_memory_folder_is_searched_but_not_the_projects(
+    tmp_path: Path,
+) -> None:
+    """`memory/state.yaml` and `memory/heartbeat.json` are the agent's: searched (the YAML
+    fixed in place, the JSON left to the program that writes it) for what is known to be a
+    secret, not for random-looking ids (SC005's guess); `package.json` at the repository's
+    top and a lock file are the project's: not searched."""
+    repo = tmp_path / "repo"
+    memory = repo / ".claude" / "memory"
+    memory.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    key = "ghp_" + rand(36)
+    (memory / "MEMORY.md").write_text("# Memory\n\n- [Deploy](deploy.md) — how we ship\n")
+    (memory / "deploy.md").write_text("# Deploy\n\nTag, then push.\n")
+    (memory / "state.yaml").write_text(f"# session state\ngithub:\n  token: {key}\nturn: 4\n")
+    peers = [{"peer_public_key": "12D3KooW" + rand(44)} for _ in range(3)]  # ids, no secret
+    (memory / "heartbeat.json").write_text(json.dumps({"github_token": key}) + "\n")
+    (memory / "peers.json").write_text(json.dumps(peers, indent=1) + "\n")
+    (memory / "pnpm-lock.yaml").write_text(f"packages:\n  token: {key}\n")
+    (repo / "package.json").write_text(json.dumps({"name": "app", "token": key}) + "\n")
+    result = run_memls("check", str(repo), "--format", "json", cwd=repo)
+    assert key not in result.stdout + result.stderr
+    data = json.loads(result.stdout)
+    found = sorted((d["path"], d["code"]) for d in data["diagnostics"])
+    assert found == [
+        (".claude/memory/heartbeat.json", "SC001"),
+        (".claude/memory/state.yaml", "SC001"),
+    ]
+    run_memls("check", str(repo), "--fix", cwd=repo)
+    assert (memory / "state.yaml").read_text().startswith("# session state\ngithub:\n  token: <")
+    assert (memory / "state.yaml").read_text().endswith(">\nturn: 4\n")
+    assert key in (memory / "heartbeat.json").read_text()

@@ -651,6 +651,11 @@ class LinkResolver:
                 candidate = os.path.normpath(os.path.join(self.memory_root.parent, tail))
                 if self._check(candidate):
                     return Path(candidate)
+        if target.startswith("/") and len(parts) >= 3 and self.repo_root is not None:
+            # `/root/app/package.json`: the writer's checkout, and the file at its top
+            candidate = os.path.join(str(self.repo_root), parts[-1])
+            if self._check(candidate):
+                return Path(candidate)
         return None
 
     def _by_path(self, link: Link, target: str) -> Path | None:

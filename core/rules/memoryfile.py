@@ -535,6 +535,15 @@ def _duplicates(ctx: RuleContext) -> Iterator[Diagnostic]:
         )
 
 
+def _filler_only(text: str) -> bool:
+    """Headings with one sentence said under each of them (``### 09:00`` … ``No activity
+    logged.`` for every hour): a note generated before anything happened, not memory."""
+    body = [
+        ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")
+    ]
+    return len(body) >= 3 and len(set(body)) == 1 and len(body[0]) <= 80
+
+
 _TEMPLATE_FOLDERS = frozenset({"templates", "template", "_templates", "_template"})
 
 
@@ -552,7 +561,7 @@ def _copy_plan(ws: Workspace) -> dict[Path, tuple[Path, int]]:
             if len(group) < 2:
                 continue  # no copy: nothing to ask of the file system
             first = ws.document(group[0])
-            if first is not None and is_blank_template(first.text):
+            if first is not None and (is_blank_template(first.text) or _filler_only(first.text)):
                 continue  # dated notes never filled in: the same empty skeleton, no memory
             real: dict[Path, Path] = {}
             for path in group:

@@ -12,6 +12,7 @@ before, or by its fingerprint in ``allow_secrets`` (``memls secrets hash``); a f
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -176,6 +177,10 @@ def secret_diagnostics(
 
 
 SCANNED_SUFFIXES = (".md", ".markdown", ".txt", ".jsonl")
+DATA_SUFFIXES = (".json", ".yaml", ".yml", ".toml")
+"""Data an agent keeps in its memory folder (``memory/state.json``, ``heartbeat.yaml``):
+searched there, never at a repository's top, where such files are the project's."""
+_NOT_MEMORY_DATA = re.compile(r"(?i)(?:^|[-_.])lock\b|^package\.json$|^tsconfig|^\.")
 _SKIP_DIRS = {"node_modules", "__pycache__", "venv", ".venv"}
 _MAX_DEPTH = 8
 _MAX_FILES = 20_000
@@ -202,7 +207,8 @@ def scan_paths(workspace: Workspace) -> list[Path]:
     """Files beyond the root's memory files that hold memory text and may hold secrets.
 
     A memory folder's subfolders (``memory/archive/``, ``memory/session-transcripts/``,
-    daily logs), other text files in them, and archived transcripts (``*.jsonl``). In a
+    daily logs), other text files in them, archived transcripts (``*.jsonl``), and the data
+    an agent keeps there (``.json``, ``.yaml``, ``.toml``; not lock files). In a
     project folder (a repository whose top level holds MEMORY.md) only ``memory/`` and
     ``transcripts/`` are searched: the project's own files are not memory; nor are the
     other files of a folder whose root reads chosen files (:func:`_files_among_others`).
@@ -219,7 +225,9 @@ def scan_paths(workspace: Workspace) -> list[Path]:
         places = [root]
     out: list[Path] = []
     real_root = root.resolve()
+    repo = workspace.repo_root
     for place in places:
+        data = repo is None or place.resolve() != repo.resolve()
         stack = [(place, 0)]
         while stack and len(out) < _MAX_FILES:
             folder, depth = stack.pop()
@@ -244,8 +252,16 @@ def scan_paths(workspace: Workspace) -> list[Path]:
                 except OSError:
                     continue
                 path = Path(entry.path)
+                suffix = path.suffix.lower()
                 if (
-                    path.suffix.lower() in SCANNED_SUFFIXES
+                    (
+                        suffix in SCANNED_SUFFIXES
+                        or (
+                            data
+                            and suffix in DATA_SUFFIXES
+                            and not _NOT_MEMORY_DATA.search(entry.name)
+                        )
+                    )
                     and path not in listed
                     and not entry.name.startswith(TEMP_PREFIX)
                     and real_root in path.resolve().parents
@@ -279,9 +295,13 @@ def check_file(workspace: Workspace, path: Path) -> list[Diagnostic]:
             return []  # most files: no need to parse for fences and suppressions
         doc = parse_bytes(data, path)  # fences and suppressions (lines are the same)
         store = kept or path.suffix.lower() == ".json"  # a memory server's store: its to rewrite
-        found = secret_diagnostics(
+        found: Iterable[Diagnostic] = secret_diagnostics(
             path, text, fences=doc.fences, allowed=allowed, fixable=not store
         )
+        if not kept and path.suffix.lower() in DATA_SUFFIXES:
+            # data is quoted strings throughout (ids, hashes, peer ids): only what is
+            # known to be a secret, never SC005's guess
+            found = [d for d in found if d.code != SC_HIGH_ENTROPY]
         return configured(found, cfg, doc.suppressions)
     return configured(out, cfg, Suppressions())
 

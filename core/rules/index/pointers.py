@@ -370,7 +370,8 @@ _GONE_BEFORE = re.compile(
 )
 _GONE_AFTER = re.compile(
     r"(?i)^[`\]*\"')]*\s*(?:\((?:now\s+)?(?:deleted|removed|archived|retired|gone|superseded|"
-    r"deprecated|obsolete|merged)\b|(?:was|were|has been|have been|is now|now)\s+(?:deleted|"
+    r"deprecated|obsolete|merged)\b|(?:\s*[a-z][\w-]*){0,2}\s*(?:was|were|has been|have been|is now|now)"
+    r"\s+(?:deleted|"
     r"removed|archived|retired|gone|superseded|deprecated|merged))"
 )
 
