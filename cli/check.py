@@ -22,6 +22,7 @@ from memls.core.rules.secrets import check_file as check_secrets_file
 from memls.core.rules.secrets import fix_file as fix_secrets_file
 from memls.core.rules.secrets import scan_paths
 from memls.core.workspace import (
+    ARCHIVED_RULES,
     KIND_RULES,
     LOOKED_FOR,
     RootKind,
@@ -284,7 +285,7 @@ def _root_report(
         "scores": dict(choice.scores),
         "project_folder": choice.project_folder,
         "repository": display_path(ws.repo_root) if ws.repo_root is not None else None,
-        "rules": KIND_RULES[ws.root_kind],
+        "rules": ARCHIVED_RULES if ws.archived else KIND_RULES[ws.root_kind],
         "judged_by": judged_by,
         "file_count": len(files),
         "files": [display_path(p) for p in files],

@@ -270,6 +270,10 @@ _URL_CREDENTIALS = re.compile(
     re.IGNORECASE,
 )
 _BRACKETS = {"[": "]", "{": "}", "<": ">", "(": ")"}
+_EXAMPLE_HOST = re.compile(
+    r"(?i)(?:your[-_]?)?(?:host(?:name)?|server|db[-_]?host|database[-_]?host)"
+)
+"""A URL's host that names no machine (``@host``, ``@hostname``, ``@your-host``): an example."""
 _PRIVATE_KEY = re.compile(
     r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----(?P<body>.*?)"
     r"(?:-----END \1-----|\Z)",
@@ -319,7 +323,8 @@ _PLACEHOLDER = re.compile(
     re.IGNORECASE,
 )
 _CODE_VALUE = re.compile(
-    r"^[A-Za-z_][A-Za-z0-9_.]*(?:\(|\[)|\)$|^[a-z_]+\.[a-z_]+$"
+    r"^[A-Za-z_][A-Za-z0-9_.]*!?(?:\(|\[)|\)$|^[a-z_]+\.[a-z_]+$"  # `env!("…")`: a Rust macro
+    r"|^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8}|[A-Za-z][A-Za-z_-]*)$"  # a colour, `#hexvalue`
     r"|^[A-Za-z_]\w*(?:<[\w, ]*>)?::[A-Za-z_]"  # `x25519::StaticSecret::random()`: a Rust path
 )
 _PATHLIKE = re.compile(
@@ -375,8 +380,9 @@ def looks_placeholder(value: str) -> bool:
 
 
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
-_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+")
-"""A member access (``config.redis.password``, ``session?.access_token``): code, no value."""
+_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:[?!]?\.[A-Za-z_$][\w$]*)+")
+"""A member access (``config.redis.password``, ``session?.access_token``, TypeScript's
+``env!.CLIENT_SECRET``): code, no value."""
 _WORDY_IDENTIFIER = re.compile(r"[a-z][a-z0-9]{0,11}(?:[_-][a-z][a-z0-9]{0,11})+")
 _TITLE_WORDS = re.compile(r"[A-Z](?:[a-z]+|[A-Z]+)(?:-[A-Z](?:[a-z]+|[A-Z]+))+")
 """Capitalised words joined by hyphens (``Billing-Mail-Reader``): the name a secret was
@@ -404,6 +410,8 @@ def _credible_password(value: str, *, named: bool = False, quoted: bool = False)
         return False  # "Credentials: Base64 encoding …": a short word of a sentence
     if looks_placeholder(value) or _CODE_VALUE.search(value) or _PATHLIKE.search(value):
         return False
+    if _MASKED_END.search(value):
+        return False  # `github_pat_11AB…_***`: a key shown with its tail masked
     if (
         _ENV_NAME.fullmatch(value)
         or _DOTTED.fullmatch(value)
@@ -653,9 +661,15 @@ def _public_jwt(value: str) -> bool:
 
 
 def _elided(secret: Secret, text: str) -> bool:
-    """A key shown cut short, an ellipsis right after it (``sk-proj-AbC12…``,
-    ``ghp_x1y2...``): its first characters, written to say which key, not the key."""
-    return text.startswith(("...", "…"), secret.end)
+    """A key shown cut short, an ellipsis or stars right after it (``sk-proj-AbC12…``,
+    ``ghp_x1y2...``, ``github_pat_11AB_***``): its first characters, written to say which
+    key, not the key."""
+    return text.startswith(("...", "…"), secret.end) or bool(_MASKED_TAIL.match(text, secret.end))
+
+
+_MASKED_TAIL = re.compile(r"[-_]?(?:\*{3,}|x{4,}|X{4,}|#{3,})")
+_MASKED_END = re.compile(r"(?:\*{3,}|#{3,})$")
+"""A key's tail written as stars (``github_pat_11AB…_***``): shown masked, not whole."""
 
 
 _FIREBASE = re.compile(r"(?i)firebase")
@@ -772,6 +786,8 @@ def _scan_segment(segment: str, base: int, in_fence: bool) -> Iterator[Secret]:
             continue  # postgres:postgres@localhost: a development default, not a secret
         if _BRACKETS.get(match["user"][:1]) == value[-1:]:
             continue  # mongodb://[USER:PASS]@host: a redaction left in the pair's place
+        if _EXAMPLE_HOST.fullmatch(re.split(r"[:/?#]", match["host"], maxsplit=1)[0]):
+            continue  # postgresql://user:p%40ss@host/db: an example's host, no machine
         if not looks_placeholder(value) and not value.isdigit():  # host:port, user:${PASS}
             yield Secret(
                 base + match.start("value"),

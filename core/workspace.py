@@ -789,12 +789,13 @@ _LOG_WORDS = frozenset({"log", "logs", "worklog", "worklogs", "devlog", "devlogs
 
 def _folder_word(name: str) -> str:
     """``checkpoints-pre-phase3`` → ``checkpoints``; ``session_logs`` stays whole; a
-    role's log (``manager-log``, ``agent_logs``) → ``worklogs``; ``research-diary`` →
-    ``diary``."""
+    role's log (``manager-log``, ``agent_logs``) → ``worklogs``; ``research-diary`` and
+    ``devJournal`` → ``diary``, ``journal``."""
+    words = [w.lower() for w in re.split(r"[-_.]|(?<=[a-z])(?=[A-Z])", name.lstrip(".")) if w]
     name = name.lower().lstrip(".")
     if name in NOTES_FOLDERS or name in JOURNAL_FOLDERS:
         return name
-    words = re.split(r"[-_.]", name)
+    words = words or [name]
     head = words[0]
     if head in NOTES_FOLDERS or (head in JOURNAL_FOLDERS and head not in _DAILY):
         return head  # (`daily-health/`, `daily_reports/` are a job's output, not daily notes)
@@ -893,10 +894,11 @@ def is_notes_folder(folder: Path) -> bool:
     md = [n for n in every if n.lower() != "readme.md"]  # a README on what it is for: no note
     if name not in ("checkpoints", "handoff", "handoffs"):
         md += _history_notes(folder)  # `dev-log/current.md` and its `history/2026-11-02.md`
-    elif name != "checkpoints" and not md:
-        md = _dated_subfolder_notes(folder)  # `handoff/2026-07-17/2058-suni.md`
+    if not md:
+        md = _dated_subfolder_notes(folder)  # `handoff/2026-07-17/2058-suni.md`, a worklog's days
     if name in JOURNAL_FOLDERS or (name == "sessions" and folder.parent.name == ".claude"):
-        return any(_has_name_date(n) for n in md)  # Claude Code's session summaries too
+        # Claude Code's session summaries too; undated reflections filed in a memory folder
+        return any(_has_name_date(n) for n in md) or memory_subfolder(folder)
     if name == "checkpoints" and sum(1 for n in md if CHECKPOINT_RE.match(n)) * 2 >= len(md):
         return False  # memls's (or a named) checkpoint folder: a memory root
     if name == "checkpoints":
@@ -926,7 +928,8 @@ HISTORY_FOLDERS = frozenset(
 
 def _dated_subfolder_notes(folder: Path) -> list[str]:
     """The Markdown names in a folder's subfolders named by a day (``2026-07-17/``): a
-    handoff folder that files each day's handoffs under that day."""
+    handoff folder that files each day's handoffs under that day, a worklog each day's
+    entries (``worklog/2026-02-24/153900-first-cycle.md``)."""
     try:
         subs = [
             e.path
@@ -938,7 +941,8 @@ def _dated_subfolder_notes(folder: Path) -> list[str]:
         return []
 
 
-_DAY_FOLDER = re.compile(r"^20\d{2}-?[01]\d-?[0-3]\d$")
+_DAY_FOLDER = re.compile(r"^20\d{2}-?[01]\d-?[0-3]\d(?:[-_][\w-]+)?$")
+"""A day's folder: ``2026-07-17/``, ``20260717/``, ``2026-02-12-session-recovery/``."""
 
 
 def _history_notes(folder: Path) -> list[str]:
@@ -1083,8 +1087,14 @@ _SESSION_REPORT = re.compile(r"^SESSION[-_ ]?\d{1,4}(?:[-_ ][\w-]*)?\.md$")
 """A numbered session's report in capitals (``SESSION23_SUMMARY.md``, ``SESSION-12.md``):
 two or more in a folder are an agent's notes session by session (a workshop's
 ``Session 1 - Intro.md`` is a lesson)."""
-_SESSION_STATE_NAMES = frozenset({"session-state.md", "session_state.md"})
-"""A session's state note by its name in any case (``change_tracking/session_state.md``)."""
+_SESSION_STATE_NAMES = frozenset(
+    {
+        "session-state.md", "session_state.md", "session-context.md", "session_context.md",
+        "compact-state.md", "compact_state.md",
+    }
+)  # fmt: skip
+"""A session's state note by its name in any case (``change_tracking/session_state.md``,
+``.claude/session-context.md``, what a pre-compact hook writes: ``compact-state.md``)."""
 _CURRENT_STATE_STEMS = frozenset(
     {
         "current-state", "current-status", "current-work", "current-phase", "current-focus",
@@ -1229,6 +1239,16 @@ def journal_notes(folder: Path) -> list[Path]:
             or _other_checkpoint_name(name)
         ):
             out.append(folder / name)  # CHECKPOINT.md; the long-running harness's progress log
+            continue
+        if in_agent_folder and name.lower() == "notes.md":
+            out.append(folder / name)  # `.claude/NOTES.md`: the agent's own notes
+            continue
+        if (
+            name.lower() == "history.md"
+            and folder.parent.name.lower().lstrip(".") == "agents"
+            and folder.parent.parent != folder.parent
+        ):
+            out.append(folder / name)  # `company/agents/engineer/history.md`: a role's history
             continue
         if in_agent_folder and is_markdown_name(name) and not _JOURNAL_NAME.match(name):
             if not is_guide_name(name) and _dated_file(folder / name, 1):
@@ -1674,9 +1694,32 @@ def is_claude_memory_dir(root: Path) -> bool:
     )
 
 
-def for_kind(config: Config, kind: RootKind) -> Config:
+_ALL_BUT_SECRETS = ("MB", "BN", "CP", "HO", "LG", "IX", "MF", "SZ")
+ARCHIVED_RULES = "SC (secrets): an archived memory is a record, kept as it was"
+_ARCHIVE_FOLDERS = frozenset({"archive", "archives", "archived"})
+
+
+def archived_root(root: Path, repo: Path | None) -> bool:
+    """A root inside an archive folder of its repository (``.archive/memory_legacy/memory/``,
+    ``docs/archive/old-bank/``): a record of memory kept as it was — its format, links and
+    sizes are no longer anyone's to fix; only its secrets are judged."""
+    if repo is None:
+        return False
+    try:
+        parts = root.relative_to(repo).parts
+    except ValueError:
+        return False
+    return any(p.lower().lstrip("._") in _ARCHIVE_FOLDERS for p in parts)
+
+
+def rules_off(kind: RootKind, archived: bool = False) -> tuple[str, ...]:
+    """Rule codes (prefixes) that do not apply to a root of ``kind`` (archived or not)."""
+    return _ALL_BUT_SECRETS if archived else _NOT_FOR_KIND.get(kind, ())
+
+
+def for_kind(config: Config, kind: RootKind, archived: bool = False) -> Config:
     """``config`` with the rules that do not apply to ``kind`` of root switched off."""
-    off = tuple(c for c in _NOT_FOR_KIND.get(kind, ()) if c not in config.ignore)
+    off = tuple(c for c in rules_off(kind, archived) if c not in config.ignore)
     return replace(config, ignore=(*config.ignore, *off)) if off else config
 
 
@@ -1698,13 +1741,17 @@ class Workspace:
         self.root = root.resolve()
         self.root_kind = root_kind(self.root)
         """What kind of memory the root holds; rules that do not apply to it are off."""
+        self.repo_root = repo_root_for(self.root)
+        self.archived = archived_root(self.root, self.repo_root)
+        """In an archive folder of the repository: only the secret rules judge it."""
         self._config = for_kind(
-            config if config is not None else load_config(self.root), self.root_kind
+            config if config is not None else load_config(self.root),
+            self.root_kind,
+            self.archived,
         )
         self.git = git if git is not None else Git(self.root)
         self.layout_choice = layout_choice(self.root)
         self.layout = self.layout_choice.layout
-        self.repo_root = repo_root_for(self.root)
         self.links = LinkResolver(
             self.root,
             self.repo_root,
@@ -1739,7 +1786,7 @@ class Workspace:
 
     @config.setter
     def config(self, config: Config) -> None:
-        self._config = for_kind(config, self.root_kind)
+        self._config = for_kind(config, self.root_kind, self.archived)
 
     # -- files -------------------------------------------------------------
     def paths(self) -> list[Path]:
@@ -1920,7 +1967,7 @@ class Workspace:
         self.layout = self.layout_choice.layout
         kind = root_kind(self.root)
         if kind is not self.root_kind:
-            old = set(_NOT_FOR_KIND.get(self.root_kind, ()))
+            old = set(rules_off(self.root_kind, self.archived))
             kept = tuple(c for c in self._config.ignore if c not in old)
             self.root_kind = kind
             self.config = replace(self._config, ignore=kept)
@@ -2188,9 +2235,15 @@ def _looks_like_memory_folder(folder: Path) -> bool:
     except OSError:
         md = []
     if len(md) >= 2 and any(
-        is_own_index_name(n) or _is_state_note(n) or is_memory_note_name(n) for n in md
+        is_own_index_name(n)
+        or _is_state_note(n)
+        or is_memory_note_name(n)
+        or n.lower() == "checkpoint.md"
+        for n in md
     ):
-        return True  # an index of its own, a state note (CURRENT_STATE.md), LESSONS_LEARNED.md
+        # an index of its own, a state note (CURRENT_STATE.md), LESSONS_LEARNED.md, the
+        # checkpoint the agent resumes from
+        return True
     if folder.name.startswith(".") and md:
         return True  # `.memories/QUICK.md`: a hidden memory folder is one by its name
     if md and _in_agent_folder(folder):

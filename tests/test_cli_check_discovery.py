@@ -1714,6 +1714,23 @@ def test_a_handoff_folder_filed_by_day(tmp_path: Path) -> None:
     assert sorted(Path(f).name for f in root["files"]) == ["2058-suni.md", "2140-suni.md"]
 
 
+def test_a_worklog_filed_by_day(tmp_path: Path) -> None:
+    """`docs/worklog/2026-02-24/153900-first-cycle.md`: an orchestrator's worklog that files
+    each day's entries under that day, nothing at its top, is one root of notes."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "docs/worklog/2026-02-24/153900-first-cycle.md": "# Cycle 1\n\n- the schema\n",
+            "docs/worklog/2026-02-24/160800-second-cycle.md": "# Cycle 2\n\n- the tests\n",
+            "docs/worklog/2026-02-25/091500-third-cycle.md": "# Cycle 3\n\n- the release\n",
+        },
+    )
+    root = _roots(_check(repo))["docs/worklog"]
+    assert root["kind"] == "notes"
+    assert len(root["files"]) == 3
+
+
 def test_subfolders_of_a_memory_folder_are_roots_of_notes(tmp_path: Path) -> None:
     """`memory/evolution/goals/`, a workspace's `memory/projects/`, `.ai_memory/<project>/`:
     the agent's memory filed by topic below a memory folder is found and read as notes."""
@@ -1942,3 +1959,65 @@ def test_an_agents_reports_filed_by_year_month_and_day(tmp_path: Path) -> None:
     assert set(roots) == {"ctx/agent/report"}
     assert roots["ctx/agent/report"]["kind"] == "notes"
     assert roots["ctx/agent/report"]["file_count"] == 2
+
+
+def test_reflections_in_a_memory_folder_a_day_folder_of_checkpoints_and_a_checkpoint_note(
+    tmp_path: Path,
+) -> None:
+    """An undated note in a memory folder's `reflections/`; a `docs/checkpoints/` whose
+    only checkpoint sits in a folder named by its day and what it was
+    (`2026-02-12-session-recovery/`); a `memory/` of a `checkpoint.md` and a result note;
+    a `devJournal/` (a journal by the last word of its camel-case name)."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "workspace/MEMORY.md": "# Memory\n\n- [Recipes](memory/recipes/bread.md)\n",
+            "workspace/memory/recipes/bread.md": "# Bread\n\nFlour, water.\n",
+            "workspace/memory/reflections/nine-days-in.md": "# Nine days in\n\nSlower.\n",
+            "docs/checkpoints/README.md": "# Checkpoints\n\nOne folder per recovery.\n",
+            "docs/checkpoints/2026-02-12-session-recovery/PLAYBOOK.md": (
+                "# Session recovery\n\n- reopen the branch\n"
+            ),
+            "core/memory/checkpoint.md": "# Checkpoint\n\nFFI-16 passes; next: FFI-17.\n",
+            "core/memory/RESULT_FFI-16.md": "# FFI-16\n\nAll green.\n",
+            "docs/devJournal/2025-09-01-import.md": "# Import\n\nThe CSV loader.\n",
+            "docs/devJournal/20250616-01.md": "# Day one\n\nBrainstorm.\n",
+        },
+    )
+    roots = _roots(_check(repo))
+    assert roots["docs/devJournal"]["kind"] == "notes"
+    assert roots["workspace/memory/reflections"]["kind"] == "notes"
+    assert (
+        "docs/checkpoints/2026-02-12-session-recovery/PLAYBOOK.md"
+        in (roots["docs/checkpoints"]["files"])
+    )
+    assert roots["core/memory"]["kind"] == "memory"
+
+
+def test_memory_kept_in_an_archive_folder_is_judged_for_secrets_only(tmp_path: Path) -> None:
+    """`.archive/memory_legacy/memory/`: an old memory kept as it was. Its heading, its
+    unlinked topic and its dead pointer are the record, not anyone's to fix; a key in it is
+    still a leak. The same memory live is judged by every rule."""
+    import secrets as random_source
+    import string
+
+    key = "ghp_" + "".join(
+        random_source.choice(string.ascii_letters + string.digits) for _ in range(36)
+    )
+    memory = {
+        "MEMORY.md": "## Memory\n\n- [Deploy](deploy.md)\n- [Gone](gone.md)\n",
+        "deploy.md": f"# Deploy\n\nThe CI token was {key} until March.\n",
+        "orphan.md": "# Orphan\n\nNobody links me.\n",
+    }
+    repo = _repo(tmp_path)
+    _write(repo / ".archive" / "memory_legacy" / "memory", memory)
+    _write(repo / "memory", {k: v.replace(key, "in the vault") for k, v in memory.items()})
+    data = _check(repo)
+    archived = sorted(c for p, c in _codes(data) if p.startswith(".archive/"))
+    live = sorted({c for p, c in _codes(data) if p.startswith("memory/")})
+    assert archived == ["SC001"]
+    assert {"IX001", "IX009", "IX010"} <= set(live)
+    root = _roots(data)[".archive/memory_legacy/memory"]
+    assert root["rules"].startswith("SC (secrets)")
+    assert key not in json.dumps(data)

@@ -485,6 +485,25 @@ def test_a_handoff_in_a_past_numbered_session_folder_is_history(repo: Path) -> N
     assert len(_check(repo / "docs/sessions/065", "HANDOFF.md", ("HO006",), stale_commits=2)) == 1
 
 
+def test_a_handoff_numbered_by_a_session_the_later_ones_took_up_is_history(repo: Path) -> None:
+    """`handoff-session-84.md` beside `handoff-session-85.md` (committed together): the later
+    session's took it up; the newest is judged until a session log beside it records a
+    later session."""
+    (repo / ".claude").mkdir()
+    for n in (84, 85):  # committed together, as a later sweep does
+        (repo / f".claude/handoff-session-{n}.md").write_text(HANDOFF.replace("Handoff", f"S{n}"))
+    git(repo, "add", ".claude")
+    git(repo, "commit", "-q", "-m", "sessions 84 and 85")
+    for n in range(3):
+        commit_file(repo, f"src/n{n}.py", "x\n", f"work {n}")
+    claude = repo / ".claude"
+    assert _check(claude, "handoff-session-84.md", ("HO006",), stale_commits=2) == []
+    assert len(_check(claude, "handoff-session-85.md", ("HO006",), stale_commits=2)) == 1
+    log = "# Session Log\n\n## 2026-07-29 - Session 86: the judge\n\n- shipped\n"
+    commit_file(repo, ".claude/session-log.md", log, "session 86")
+    assert _check(claude, "handoff-session-85.md", ("HO006",), stale_commits=2) == []
+
+
 @pytest.mark.parametrize(
     ("folder", "judged"),
     [

@@ -570,3 +570,29 @@ def test_data_an_agent_keeps_in_its_memory_folder_is_searched_but_not_the_projec
     assert (memory / "state.yaml").read_text().startswith("# session state\ngithub:\n  token: <")
     assert (memory / "state.yaml").read_text().endswith(">\nturn: 4\n")
     assert key in (memory / "heartbeat.json").read_text()
+
+
+def test_a_masked_key_a_url_to_no_host_a_macro_and_a_colour_are_no_secrets() -> None:
+    """`github_pat_11AB…_***` (its tail masked), `postgresql://user:p%40ss@host/db` (an
+    example's host), `clientSecret: env!("…")` (a Rust macro reading the environment) or
+    `env!.CLIENT_SECRET` (TypeScript), `COLOR_TOKEN: #1a2b3cff` or `#hexvalue` (a design
+    token's colour, or its stand-in); the same shapes with a real tail,
+    a real host and a real value are still found."""
+    tail = rand(20)
+    quiet = [
+        f"- Token: github_pat_11{tail}_*** (revoked since)",
+        "DATABASE_URL=postgresql://user:p%40ss@host/db",
+        'clientSecret: env!("OAUTH_CLIENT_SECRET"),',
+        "    clientSecret: env!.DISCORD_CLIENT_SECRET,",
+        "COLOR_TOKEN: #1a2b3cff",
+        "`/* COLOR_TOKEN: #hexvalue — replaced at build time */`",
+    ]
+    for line in quiet:
+        assert find_secrets(line) == [], line
+    loud = [
+        f"- Token: github_pat_11{tail}{rand(62)}",
+        f"DATABASE_URL=postgresql://admin:{rand(14)}@db.acme-internal.com/app",
+        f'clientSecret: "{rand(24)}",',
+    ]
+    for line in loud:
+        assert find_secrets(line) != [], line

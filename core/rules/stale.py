@@ -212,6 +212,8 @@ def is_history(ws: Workspace, doc: Document) -> bool:
         return True  # every item ticked, or marked resolved: a record of finished work
     if _later_session_folder(doc.path):
         return True  # `sessions/064/HANDOFF.md` beside `sessions/065/`: a past session's
+    if _later_numbered_session(doc.path):
+        return True  # `handoff-session-84.md` beside `-85.md`, or a log of session 133
     if dated_record_folder(ws, doc.path):
         return True  # `handoffs/2026-04-05/…`, `runs/20260605-audit/handoff.md`: that day's record
     return ws.memo(
@@ -241,6 +243,45 @@ def _later_session_folder(path: Path) -> bool:
     for name in siblings:
         other = _SESSION_FOLDER.match(name)
         if other is not None and int(other[1]) > mine:
+            return True
+    return False
+
+
+_SESSION_NUMBER = re.compile(r"(?i)(?<![a-z0-9])(?:session|sess)[-_ ]?(\d{1,4})(?!\d)")
+_LOGGED_SESSION = re.compile(r"(?im)^#{1,4}\s.*?\bsession[-_ ]?(\d{1,4})\b")
+
+
+def _later_numbered_session(path: Path) -> bool:
+    """A handoff numbered by its session in its name (``handoff-session-84.md``) with a
+    handoff of a later session beside it (``handoff-session-85.md``), or a session log
+    beside it whose headings record a later session (``## … Session 133``): the sessions
+    since took it up, it is their history."""
+    from memls.core.workspace import is_handoff_name
+
+    match = _SESSION_NUMBER.search(path.stem)
+    if match is None:
+        return False
+    mine = int(match[1])
+    try:
+        names = [e.name for e in os.scandir(path.parent) if e.is_file()]
+    except OSError:
+        return False
+    for name in names:
+        if name == path.name:
+            continue
+        other = _SESSION_NUMBER.search(name.rsplit(".", 1)[0])
+        if other is not None and int(other[1]) > mine and is_handoff_name(name):
+            return True
+    for name in names:
+        low = name.lower()
+        if not (low.endswith(".md") and "log" in low):
+            continue
+        try:
+            with (path.parent / name).open("rb") as fh:
+                head = fh.read(65536).decode("utf-8", "replace")
+        except OSError:
+            continue
+        if any(int(m[1]) > mine for m in _LOGGED_SESSION.finditer(head)):
             return True
     return False
 

@@ -67,6 +67,20 @@ _PLACEHOLDER = re.compile(
     r"(?i)kebab-case|snake_case|example|placeholder|your[-_]|xxx|yyyy|[-_]name\.md$|^name[-_]"
     r"|(?-i:\d{4}-MM-DD|YYYY|MM-DD|\bHH-?MM\b)"  # `memory/2026-MM-DD.md`: a date's pattern
 )
+_BRACKETS = {"[": "]", "<": ">", "{": "}"}
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _names_itself(link: Link, line: str) -> bool:
+    """A link whose text is its own target, an identifier with no extension or folder
+    (``[`read_file`](read_file)``, a tool list an agent wrote): a name, not a file."""
+    if not _IDENTIFIER.fullmatch(link.target):
+        return False
+    head = line[: link.start]
+    text = re.search(r"\[`?([^\]`]*)`?\]\($", head) or re.search(r"\[`?([^\]`]*)`?\]$", head)
+    return text is not None and text.group(1) == link.target
+
+
 _POINTER_START = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\*\*)?`$")
 
 
@@ -77,7 +91,11 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
         return False  # SZ005 reports it
     if not any(c.isalnum() for c in target):
         return False  # `[<url>](`/`)`, `[x](/)`: no file named, a site's root or a mark
+    if _BRACKETS.get(target[:1]) == target[-1:]:
+        return False  # `[x]([type/requirement])`: a placeholder to fill in, no file
     line = doc.line_text(link.line) if doc is not None else ""
+    if link.kind == "markdown" and _names_itself(link, line):
+        return False  # [`read_file`](read_file): a tool's name written as a link, no file
     if link.kind in ("wikilink", "markdown") and _explains_syntax(link, line):
         return False  # `use the [[filename]] format`: an example of the syntax, no link
     if link.kind == "markdown" and _math_notation(link, line):

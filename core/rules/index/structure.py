@@ -119,6 +119,14 @@ def _first_heading_problem(ctx: RuleContext) -> Diagnostic | None:
     line = doc.line_text(start)
     if line.startswith("# ") and doc.headings and doc.headings[0].line == start:
         return None
+    if line.startswith(">"):  # a note quoted above the title (where the memory is synced)
+        after = start
+        while after + 1 < len(doc.lines) and (
+            doc.line_text(after).startswith(">") or not doc.line_text(after).strip()
+        ):
+            after += 1
+        if doc.line_text(after).startswith("# ") and doc.headings and doc.headings[0].line == after:
+            return None
     rng = Range.line(start, min(len(line), 1000))
     eol = doc.eol
     msg = f"MEMORY.md does not start with a `# ` heading: add `# {DEFAULT_TITLE}` as line 1"
