@@ -324,6 +324,7 @@ _PLACEHOLDER = re.compile(
 )
 _CODE_VALUE = re.compile(
     r"^[A-Za-z_][A-Za-z0-9_.]*!?(?:\(|\[)|\)$|^[a-z_]+\.[a-z_]+$"  # `env!("…")`: a Rust macro
+    r"|^(?:\+\+|--)[A-Za-z_$][\w$.]*;?$"  # `const token = ++this.seq;`: an increment
     r"|^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8}|[A-Za-z][A-Za-z_-]*)$"  # a colour, `#hexvalue`
     r"|^[A-Za-z_]\w*(?:<[\w, ]*>)?::[A-Za-z_]"  # `x25519::StaticSecret::random()`: a Rust path
 )

@@ -380,7 +380,7 @@ def bank_name(name: str) -> str:
 _MEMORY_BANK_LOWER = {bank_name(n) for n in MEMORY_BANK_FILES}
 KILO_BANK_FILES = ("brief.md", "product.md", "context.md", "architecture.md", "tech.md")
 """Kilo Code's memory bank (``.kilocode/rules/memory-bank/``): its five core files."""
-MEMORY_BANK_DIRS = ("memory-bank", "memory_bank", "cline_docs")
+MEMORY_BANK_DIRS = ("memory-bank", "memory_bank", "memorybank", ".memory-bank", "cline_docs")
 _AGENT_NAMES = r"(?:claude|codex|devin|gemini|copilot|cursor|jules|aider|cline|windsurf|agent)"
 """Agents a handoff is written to or by (``claude-handoff-auth.md``, ``X_HANDOFF_DEVIN.md``)."""
 _HANDOFF_NAME = re.compile(
@@ -741,7 +741,7 @@ NOTES_FOLDERS = frozenset(
         "session-summaries", "devlog", "devlogs", "dev-log", "dev_log", "dev-logs", "dev_logs",
         "worklog", "worklogs", "work-log", "work_log", "work-logs", "work_logs", "session-log",
         "session_log", "checkpoints", "handoff", "handoffs",
-        "chat", "chats", "chat-logs", "chat_logs",
+        "chat", "chats", "chat-log", "chat_log", "chat-logs", "chat_logs", "conversations",
     }
 )  # fmt: skip
 """Folders whose name says they keep an agent's notes session by session (and a
@@ -763,6 +763,22 @@ NAMED_NOTES_FOLDERS = frozenset(
 )  # fmt: skip
 """Folders an agent's notes are kept in by their name alone (any Markdown in them)."""
 _NUMBERED = re.compile(r"\d")
+
+
+def _bank_of_its_own_names(folder: Path) -> bool:
+    """A ``memory-bank/`` none of whose files has a core file's name (``contextoativo.md``,
+    ``progresso.md``: a bank kept in another language): its notes, read as they are."""
+    if is_memory_bank(folder):
+        return False
+    try:
+        md = [
+            e.name
+            for e in os.scandir(folder)
+            if e.is_file() and is_markdown_name(e.name) and e.name.lower() != "readme.md"
+        ]
+    except OSError:
+        return False
+    return len(md) >= 2
 
 
 def _nested_bank(folder: Path) -> bool:
@@ -801,8 +817,8 @@ def _folder_word(name: str) -> str:
         return head  # (`daily-health/`, `daily_reports/` are a job's output, not daily notes)
     if len(words) > 1 and words[-1] in JOURNAL_FOLDERS and words[-1] not in _DAILY:
         return words[-1]  # `research-diary/`, `dev_journal/`: a diary by its last word
-    if len(words) > 1 and words[-1] in ("handoff", "handoffs"):
-        return words[-1]  # `dev_handoffs/`, `agent-handoff/`: handoffs by the last word
+    if len(words) > 1 and words[-1] in ("handoff", "handoffs", "conversations"):
+        return words[-1]  # `dev_handoffs/`, `claude_conversations/`: by the last word
     return "worklogs" if len(words) > 1 and words[-1] in _LOG_WORDS else name
 
 
@@ -872,7 +888,7 @@ def is_notes_folder(folder: Path) -> bool:
     checkpoint (handoff) names are not the most of its files — then memls's rules judge it."""
     name = _folder_word(folder.name)
     if folder.name.lower() in MEMORY_BANK_DIRS:
-        return _nested_bank(folder)
+        return _nested_bank(folder) or _bank_of_its_own_names(folder)
     if (
         name not in NOTES_FOLDERS
         and name not in JOURNAL_FOLDERS
@@ -884,6 +900,8 @@ def is_notes_folder(folder: Path) -> bool:
             or _numbered_session_logs(folder)
             or memory_subfolder(folder)
             or filed_by_date(folder)
+            or _day_folders_in_agent_folder(folder)
+            or _specstory_history(folder)
         )
     try:
         every = [e.name for e in os.scandir(folder) if e.is_file() and is_markdown_name(e.name)]
@@ -894,11 +912,18 @@ def is_notes_folder(folder: Path) -> bool:
     md = [n for n in every if n.lower() != "readme.md"]  # a README on what it is for: no note
     if name not in ("checkpoints", "handoff", "handoffs"):
         md += _history_notes(folder)  # `dev-log/current.md` and its `history/2026-11-02.md`
+    by_day = False
     if not md:
         md = _dated_subfolder_notes(folder)  # `handoff/2026-07-17/2058-suni.md`, a worklog's days
+        by_day = bool(md)
     if name in JOURNAL_FOLDERS or (name == "sessions" and folder.parent.name == ".claude"):
-        # Claude Code's session summaries too; undated reflections filed in a memory folder
-        return any(_has_name_date(n) for n in md) or memory_subfolder(folder)
+        # Claude Code's session summaries too; undated reflections filed in a memory folder;
+        # a journal kept month by month (`journal/2026-03.md`)
+        return (
+            any(_has_name_date(n) for n in md)
+            or (name in JOURNAL_FOLDERS and any(_MONTH_NAME.match(n) for n in md))
+            or memory_subfolder(folder)
+        )
     if name == "checkpoints" and sum(1 for n in md if CHECKPOINT_RE.match(n)) * 2 >= len(md):
         return False  # memls's (or a named) checkpoint folder: a memory root
     if name == "checkpoints":
@@ -909,6 +934,8 @@ def is_notes_folder(folder: Path) -> bool:
         return any("template" not in n.lower() for n in md)  # handoffs by where they are
     if "log" in name and any(_is_state_note(n) or n.lower() == "current.md" for n in md):
         return True  # `dev-log/current.md` (or STATUS.md): the log's note of where work stands
+    if by_day:
+        return True  # `sessions/20251112-01-obsidian/session-summary.md`: filed by the day
     marked = sum(1 for n in md if _NUMBERED.search(n))
     if len(md) == 1:  # the first note of a series: `sessions/session-01.md`
         only = md[0].lower()
@@ -924,6 +951,48 @@ HISTORY_FOLDERS = frozenset(
 )  # fmt: skip
 """Folders whose handoffs and checkpoints are kept as history: nothing in them is stale
 (and an agent folder's ``archive/`` of dated captures counts with them)."""
+
+
+def _specstory_history(folder: Path) -> bool:
+    """SpecStory's ``.specstory/history/``: the agent's chat sessions it saves as Markdown,
+    one dated file each — archived transcripts (their links are that day's record)."""
+    if folder.name != "history" or folder.parent.name != ".specstory":
+        return False
+    try:
+        return any(is_markdown_name(e.name) for e in os.scandir(folder) if e.is_file())
+    except OSError:
+        return False
+
+
+def _day_folders_in_agent_folder(folder: Path) -> bool:
+    """An agent's own hidden folder (``.ai_work_context/``, ``.claude-sessions/``) of two or
+    more folders named by a day and time (``20250216_1200/``), each with its notes (in it or
+    one level down: ``20250216_1200/04_logs/x.md``): the agent's work, session by session."""
+    name = folder.name.lower()
+    if not name.startswith("."):
+        return False
+    words = re.split(r"[-_.]+", name.lstrip("."))
+    if not words or words[0] not in _HIDDEN_AGENT_WORDS:
+        return False
+    found = 0
+    try:
+        days = [
+            e.path
+            for e in os.scandir(folder)
+            if e.is_dir(follow_symlinks=False) and _DAY_FOLDER.match(e.name)
+        ]
+        for day in days[:64]:
+            for place, dirs, files in os.walk(day):
+                if any(is_markdown_name(f) for f in files):
+                    found += 1
+                    break
+                if place != day:
+                    dirs[:] = []  # one level below the day's folder
+            if found >= 2:
+                return True
+    except OSError:
+        return False
+    return False
 
 
 def _dated_subfolder_notes(folder: Path) -> list[str]:
@@ -942,7 +1011,8 @@ def _dated_subfolder_notes(folder: Path) -> list[str]:
 
 
 _DAY_FOLDER = re.compile(r"^20\d{2}-?[01]\d-?[0-3]\d(?:[-_][\w-]+)?$")
-"""A day's folder: ``2026-07-17/``, ``20260717/``, ``2026-02-12-session-recovery/``."""
+"""A day's folder: ``2026-07-17/``, ``20260717/``, ``2026-02-12-session-recovery/``,
+``20250216_1200/``."""
 
 
 def _history_notes(folder: Path) -> list[str]:
@@ -1396,6 +1466,9 @@ def _has_md(folder: str) -> bool:
 _NAME_DATE = re.compile(r"(?<!\d)20\d{2}[-_.]?[01]\d[-_.]?[0-3]\d(?!\d)")
 
 
+_MONTH_NAME = re.compile(r"^20\d{2}-(?:0[1-9]|1[0-2])\.md$", re.IGNORECASE)
+
+
 def _has_name_date(name: str) -> bool:
     """A file name carrying a date (``2026-01-31.md``, ``20260131-notes.md``)."""
     return _NAME_DATE.search(name) is not None
@@ -1695,14 +1768,17 @@ def is_claude_memory_dir(root: Path) -> bool:
 
 
 _ALL_BUT_SECRETS = ("MB", "BN", "CP", "HO", "LG", "IX", "MF", "SZ")
-ARCHIVED_RULES = "SC (secrets): an archived memory is a record, kept as it was"
+ARCHIVED_RULES = "SC (secrets): an archived memory or saved chat is a record, kept as it was"
 _ARCHIVE_FOLDERS = frozenset({"archive", "archives", "archived"})
 
 
 def archived_root(root: Path, repo: Path | None) -> bool:
     """A root inside an archive folder of its repository (``.archive/memory_legacy/memory/``,
-    ``docs/archive/old-bank/``): a record of memory kept as it was — its format, links and
-    sizes are no longer anyone's to fix; only its secrets are judged."""
+    ``docs/archive/old-bank/``), or SpecStory's ``.specstory/history/`` of saved chats: a
+    record kept as it was — its format, links, sizes and bytes are no longer anyone's to
+    fix; only its secrets are judged."""
+    if root.name == "history" and root.parent.name == ".specstory":
+        return True  # SpecStory's saved chats: transcripts, kept as they were said
     if repo is None:
         return False
     try:

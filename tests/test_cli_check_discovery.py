@@ -2021,3 +2021,63 @@ def test_memory_kept_in_an_archive_folder_is_judged_for_secrets_only(tmp_path: P
     root = _roots(data)[".archive/memory_legacy/memory"]
     assert root["rules"].startswith("SC (secrets)")
     assert key not in json.dumps(data)
+
+
+def test_sessions_and_an_agents_work_filed_by_day_and_a_bank_of_its_own_names(
+    tmp_path: Path,
+) -> None:
+    """`sessions/20251112-01-obsidian/` (a session's folder named by its day first) and
+    `.ai_work_context/20250216_1200/04_logs/` (an agent's hidden folder of day-and-time
+    folders) are notes roots, their links the record of that day (no IX012); a
+    `memorybank/` whose notes are named in another language is read as notes."""
+    repo = _repo(tmp_path)
+    _write(
+        repo,
+        {
+            "sessions/20251112-01-obsidian/init.md": "# Init\n\nSee [[kinen-0ed]].\n",
+            "sessions/20251112-01-obsidian/rounds/01-foundation.md": "# Round 1\n\nDone.\n",
+            "sessions/20251203-01-indexing/session-summary.md": "# Summary\n\nIndexed.\n",
+            ".ai_work_context/20250216_1200/04_logs/timeline.md": "# Timeline\n\n- 12:00\n",
+            ".ai_work_context/20250217_1500/00_working/notes.md": "# Notes\n\nThe grid.\n",
+            "app/memorybank/contextoativo.md": "# Contexto ativo\n\nO login.\n",
+            "app/memorybank/progresso.md": "# Progresso\n\n- feito\n",
+            "journal/2026-03.md": "# March\n\n- the scraper\n",
+            "journal/dreams.md": "# Dreams\n\n- a map\n",
+            "docs/claude_conversations/2024-07-29_migration.md": "# Migration\n\nDone.\n",
+            "docs/claude_conversations/2024-07-30_referrals.md": "# Referrals\n\nDone.\n",
+        },
+    )
+    data = _check(repo)
+    roots = _roots(data)
+    assert roots["journal"]["kind"] == "notes"  # a journal kept month by month
+    assert roots["docs/claude_conversations"]["kind"] == "notes"
+    assert roots["sessions"]["kind"] == "notes"
+    assert "sessions/20251112-01-obsidian/rounds/01-foundation.md" in roots["sessions"]["files"]
+    assert len(roots[".ai_work_context"]["files"]) == 2
+    assert roots["app/memorybank"]["kind"] == "notes"
+    assert [c for c in _codes(data) if c[1] == "IX012"] == []
+
+
+def test_specstory_saved_chats_are_found_and_searched_for_secrets(tmp_path: Path) -> None:
+    """`.specstory/history/2025-03-03_19-16-setup.md`: the chats SpecStory saves, one dated
+    file each — a root of notes kept as it was said (a NUL byte a tool printed is no SZ001,
+    its links are that day's record); a key pasted into a chat is still found (never
+    printed)."""
+    import secrets as random_source
+    import string
+
+    key = "ghp_" + "".join(
+        random_source.choice(string.ascii_letters + string.digits) for _ in range(36)
+    )
+    repo = _repo(tmp_path)
+    chat = (
+        "## SpecStory\n\n## Setup (3/3/2025, 7:16 p.m.)\n\n_**User**_\n\n"
+        f"Use this token: {key} and read [the brief](projectbrief.md)\n\n---\n\n"
+        "_**Assistant**_\n\nDone.\n"
+    )
+    _write(repo, {".specstory/history/2025-03-03_19-16-setup.md": chat + "tool output: \x00\n"})
+    data = _check(repo)
+    assert _roots(data)[".specstory/history"]["kind"] == "notes"
+    assert _roots(data)[".specstory/history"]["rules"].startswith("SC (secrets)")
+    assert _codes(data) == [(".specstory/history/2025-03-03_19-16-setup.md", "SC001")]
+    assert key not in json.dumps(data)

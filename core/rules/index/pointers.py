@@ -639,11 +639,17 @@ def _kept_out_of_git(ws: Workspace, links: list[Link]) -> set[tuple[str, str, tu
 
 def is_record(ws: Workspace, doc: Document) -> bool:
     """A note kept as a record of its day, not maintained after: one in an archive (old,
-    history, past) folder, or one dated by its name (``2025-11-30-SESSION-16.md``,
-    ``2026-04-21-cp03.md``). The links it held lead where the project was then."""
-    from memls.core.rules.stale import in_history_folder, name_date
+    history, past) folder, one dated by its name (``2025-11-30-SESSION-16.md``,
+    ``2026-04-21-cp03.md``), or one in a folder named by its day first
+    (``sessions/20251112-01-obsidian/init.md``). The links it held lead where the project
+    was then."""
+    from memls.core.rules.stale import dated_record_folder, in_history_folder, name_date
 
-    return name_date(doc.path.name) is not None or in_history_folder(ws, doc)
+    return (
+        name_date(doc.path.name) is not None
+        or in_history_folder(ws, doc)
+        or dated_record_folder(ws, doc.path)
+    )
 
 
 _TURN = re.compile(r"^(?:\*\*)?(?:user|assistant|human|ai|system)(?:\*\*)?\s*:", re.IGNORECASE)
