@@ -227,6 +227,9 @@ _KEY_QUALIFIERS = {
 }
 
 
+_FLAG_WORDS = frozenset({"has", "is", "missing", "needs", "should", "use", "uses", "no"})
+
+
 def secret_name(name: str) -> bool:
     """Whether a setting's name says its value is a secret: its last word is password,
     secret, token, credentials (``JWT_SECRET``, ``client_secret``, ``Keyring password``), or
@@ -238,6 +241,8 @@ def secret_name(name: str) -> bool:
     parts = [p.lower() for p in _NAME_PARTS.findall(name)]
     if not parts:
         return False
+    if len(parts) > 1 and parts[0] in _FLAG_WORDS:
+        return False  # `hasAuthToken`, `missing_api_key`: a flag about the secret, no value
     last = parts[-1]
     if last in _SECRET_LAST:
         return True
@@ -413,6 +418,8 @@ def _credible_password(value: str, *, named: bool = False, quoted: bool = False)
         return False
     if _MASKED_END.search(value):
         return False  # `github_pat_11AB…_***`: a key shown with its tail masked
+    if re.fullmatch(r"!{1,2}[A-Za-z_$][\w$]*(?:[?!]?\.[A-Za-z_$][\w$]*)*,?", value):
+        return False  # `hasToken: !!user.authToken,`: a negated member access, code
     if (
         _ENV_NAME.fullmatch(value)
         or _DOTTED.fullmatch(value)

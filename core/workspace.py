@@ -770,15 +770,19 @@ def _bank_of_its_own_names(folder: Path) -> bool:
     ``progresso.md``: a bank kept in another language): its notes, read as they are."""
     if is_memory_bank(folder):
         return False
+    return len(_own_notes(folder)) >= 2
+
+
+def _own_notes(folder: Path) -> list[str]:
+    """The Markdown files of a folder itself, its README aside (none when unreadable)."""
     try:
-        md = [
+        return [
             e.name
             for e in os.scandir(folder)
             if e.is_file() and is_markdown_name(e.name) and e.name.lower() != "readme.md"
         ]
     except OSError:
-        return False
-    return len(md) >= 2
+        return []
 
 
 def _nested_bank(folder: Path) -> bool:
@@ -870,15 +874,7 @@ def memory_subfolder(folder: Path) -> bool:
         return False
     if any(_not_memory_tree(p.name) for p in parents[:1]) or is_root(folder):
         return False
-    try:
-        md = [
-            e.name
-            for e in os.scandir(folder)
-            if e.is_file() and is_markdown_name(e.name) and e.name.lower() != "readme.md"
-        ]
-    except OSError:
-        return False
-    return bool(md)
+    return bool(_own_notes(folder))
 
 
 def is_notes_folder(folder: Path) -> bool:

@@ -55,6 +55,16 @@ def _check(repo: Path, *args: str) -> Any:
     return json.loads(proc.stdout)
 
 
+def _fake_github_token() -> str:
+    """A token of GitHub's shape made at run time (never a literal in the repository)."""
+    import secrets as random_source
+    import string
+
+    return "ghp_" + "".join(
+        random_source.choice(string.ascii_letters + string.digits) for _ in range(36)
+    )
+
+
 def _roots(data: Any) -> dict[str, Any]:
     return {r["path"]: r for r in data["roots"]}
 
@@ -1999,12 +2009,7 @@ def test_memory_kept_in_an_archive_folder_is_judged_for_secrets_only(tmp_path: P
     """`.archive/memory_legacy/memory/`: an old memory kept as it was. Its heading, its
     unlinked topic and its dead pointer are the record, not anyone's to fix; a key in it is
     still a leak. The same memory live is judged by every rule."""
-    import secrets as random_source
-    import string
-
-    key = "ghp_" + "".join(
-        random_source.choice(string.ascii_letters + string.digits) for _ in range(36)
-    )
+    key = _fake_github_token()
     memory = {
         "MEMORY.md": "## Memory\n\n- [Deploy](deploy.md)\n- [Gone](gone.md)\n",
         "deploy.md": f"# Deploy\n\nThe CI token was {key} until March.\n",
@@ -2063,12 +2068,7 @@ def test_specstory_saved_chats_are_found_and_searched_for_secrets(tmp_path: Path
     file each — a root of notes kept as it was said (a NUL byte a tool printed is no SZ001,
     its links are that day's record); a key pasted into a chat is still found (never
     printed)."""
-    import secrets as random_source
-    import string
-
-    key = "ghp_" + "".join(
-        random_source.choice(string.ascii_letters + string.digits) for _ in range(36)
-    )
+    key = _fake_github_token()
     repo = _repo(tmp_path)
     chat = (
         "## SpecStory\n\n## Setup (3/3/2025, 7:16 p.m.)\n\n_**User**_\n\n"

@@ -587,6 +587,8 @@ def test_a_masked_key_a_url_to_no_host_a_macro_and_a_colour_are_no_secrets() -> 
         "COLOR_TOKEN: #1a2b3cff",
         "`/* COLOR_TOKEN: #hexvalue — replaced at build time */`",
         "    const token = ++this.requestSequence;",
+        "+         hasAuthToken: !!user.authToken,",
+        "          authToken: !response.authToken,",
     ]
     for line in quiet:
         assert find_secrets(line) == [], line

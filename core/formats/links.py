@@ -518,6 +518,10 @@ _LINE_SUFFIX = re.compile(r"(?::\d+(?:[-:]\d+)?|#L\d+(?:C\d+)?(?:-L?\d+(?:C\d+)?
 memory banks cite code this way)."""
 
 
+_NO_SUFFIX = re.compile(r"(?:^|/)[^/.]+$")
+"""A path whose last part has no extension (``projects/ideas/INDEX``)."""
+
+
 class LinkResolver:
     """Resolves links to existing files, caching every ``stat`` and every answer.
 
@@ -626,6 +630,9 @@ class LinkResolver:
         if link.kind == "wikilink":
             return self._wikilink(link, target)
         found = self._by_path(link, target)
+        if found is None and link.kind == "markdown" and _NO_SUFFIX.search(target):
+            # `[ideas](projects/ideas/INDEX)`: a note written without `.md`, as a vault does
+            found = self._by_path(link, target + ".md")
         if found is None and _LINE_SUFFIX.search(target):
             # `src/app.py:12-40`, `app.py#L12-L40`: a file and the lines cited in it
             found = self._by_path(link, _LINE_SUFFIX.sub("", target))

@@ -102,7 +102,7 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
         return False  # `f^[n](e0)`: f applied n times to e0, in a proof sketch
     if link.kind == "markdown" and _ARRAY_TYPE.search(line[: link.start]):
         return False  # `TEXT[](2026-07-12, batch)`: an array type, then a parenthesis
-    if _said_future(line) or _said_owed(line, link):
+    if _said_future(line) or _said_owed(line, link) or _listed_as_future(doc, link.line):
         return False  # `docs/DESIGN_SYSTEM.md` — Future (if needed): a file still to write
     if _said_gone(line, link):
         return False  # "Deleted the duplicate `feedback/x.md`": a record that it went
@@ -354,7 +354,7 @@ _POINTER_AFTER = re.compile(r"^`?(?:\*\*)?\s*(?:$|[—–:(,;|→]|-{1,2}(?:\s|$
 
 
 _FUTURE = re.compile(
-    r"(?i)\b(?:future|planned|if needed|when needed|to be (?:created|written|added)|"
+    r"(?i)\b(?:future|planned|if needed|when needed|to be (?:created|written|added)|to create|"
     r"(?:if|once|when) (?:it is |it's )?(?:written|created)|if (?:it )?exists|"
     r"not (?:yet )?(?:created|written)|not written yet|tbd|"
     r"in each (?:project|repo(?:sitory)?)|per[- ]project|project[- ]level|"
@@ -401,6 +401,23 @@ def _said_gone(line: str, link: Link) -> bool:
     before = re.split(r"[.;!?]\s", before)[-1]
     after = line[link.end : link.end + 40]
     return _GONE_BEFORE.search(before) is not None or _GONE_AFTER.match(after) is not None
+
+
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s")
+
+
+def _listed_as_future(doc: Document | None, line: int) -> bool:
+    """A list item under a lead-in that says its files are still to come (``**File
+    structure (TO CREATE):**`` followed by ``- `x-watchlist.md` — …``): planned, no pointer."""
+    if doc is None or not _LIST_ITEM.match(doc.line_text(line)):
+        return False
+    at = line - 1
+    while at >= 0 and at > line - 40:
+        text = doc.line_text(at)
+        if text.strip() and not _LIST_ITEM.match(text) and not text.startswith((" ", "\t")):
+            return _FUTURE.search(_SPANS.sub(" ", text)) is not None
+        at -= 1
+    return False
 
 
 def _said_future(line: str) -> bool:
