@@ -7,6 +7,7 @@ when ``.git/HEAD`` or refs change.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -234,6 +235,14 @@ class History:
     def since(self, when: float) -> int:
         """How many commits of the window are newer than ``when`` (epoch seconds)."""
         return sum(1 for c in self.commits if c.time > when)
+
+    @functools.cached_property
+    def folder_names(self) -> frozenset[str]:
+        """Every folder name of a path the window's commits changed (lower-cased): the
+        folders the repository had then, deleted since or not."""
+        return frozenset(
+            part.casefold() for path in self.last_change for part in path.split("/")[:-1]
+        )
 
 
 def parse_history(out: str, limit: int) -> History:

@@ -418,6 +418,8 @@ def _credible_password(value: str, *, named: bool = False, quoted: bool = False)
         return False
     if _MASKED_END.search(value):
         return False  # `github_pat_11AB…_***`: a key shown with its tail masked
+    if _ID_PREFIX.match(value):
+        return False  # `user_2xK…`, `cus_N4…`: an object's id, not a secret
     if re.fullmatch(r"!{1,2}[A-Za-z_$][\w$]*(?:[?!]?\.[A-Za-z_$][\w$]*)*,?", value):
         return False  # `hasToken: !!user.authToken,`: a negated member access, code
     if (
@@ -953,9 +955,13 @@ def _alphabet(value: str) -> bool:
 
 
 _ID_PREFIX = re.compile(
-    r"(?:req|msg|toolu|call|run|thread|asst|resp|file|batch|evt|cus|sub|in|pi|ch)_[A-Za-z0-9]"
-    r"|chatcmpl-"
+    r"(?:req|msg|toolu|call|run|thread|asst|resp|file|batch|evt|cus|sub|in|pi|ch|user|usr|org"
+    r"|team|prod|price|acct|pm|inv|txn|proj|conv|seti|si|job|ba|card|tr|po|ii|il)"
+    r"_(?![\w-]*_secret_)[A-Za-z0-9]|chatcmpl-"
 )
+"""An object's id with its type in front (Stripe's ``cus_…``, ``price_…``, Clerk's
+``user_…``, ``org_…``, OpenAI's ``run_…``, ``thread_…``, Anthropic's ``msg_…``, ``toolu_…``): it
+names a record, and does not open anything (a ``pi_…_secret_…`` client secret is not one)."""
 _ID_KEY = re.compile(r"(?:id|ids|uuid|hash|sha|digest|etag|nonce)[\"']?\s*[:=]\s*[\"']?$", re.I)
 
 

@@ -1495,11 +1495,15 @@ NOT_MEMORY_FOLDERS = frozenset(
         "commands", "skills", "prompts", "templates", "template", "_template", "_templates",
         "agents", "plans", "specs", "design", "designs", "architecture", "process", "processes",
         "ideas",
-        "runs", "runbooks", "runbook", "playbooks",
+        "runs", "runbooks", "runbook", "playbooks", "workflows",
+        # a template folder in the languages memory is written in
+        "plantillas", "plantilla", "vorlagen", "vorlage", "modeles", "modèles", "modelos",
+        "modelli", "sjablonen", "szablony", "шаблоны", "模板", "テンプレート", "템플릿",
     }
 )  # fmt: skip
 """Folders whose handoff-named files are instructions (a Claude Code slash command, an
-Agent Skill, a template, a page on the team's process, an idea about handing off) or a
+Agent Skill, a template — ``plantillas/``, ``Vorlagen/`` —, a workflow's steps, a page on
+the team's process, an idea about handing off) or a
 designer's hand-off to the developers (``design/<bundle>/HANDOFF.md``), or the record of
 an experiment's run (``runs/``), not handoffs between sessions."""
 

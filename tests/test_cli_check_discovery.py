@@ -982,7 +982,8 @@ def test_hidden_memories_and_what_only_looks_like_a_handoff(tmp_path: Path) -> N
     handoff-named file in a ticket `_template/` (a `_TEMPLATE_feature/`'s log), an `ideas/`, a `runs/`, a `runbooks/` or an `architecture/`
     folder, one titled as a retro or a template, spec-kit's `.specify/memory/` and a feature folder
     whose name has `ai` as a topic word (`16_ai_tier/`) and a folder of agent definitions
-    (`CODE_REVIEW_AGENTS/`) are not memory."""
+    (`CODE_REVIEW_AGENTS/`), a template folder in another language (`plantillas/`,
+    `Vorlagen/`) and a workflow's steps (`.agent/workflows/`) are not memory."""
     repo = _repo(tmp_path)
     state = "# Handoff\n\n## Current status\n\n## Next Steps\n- wire `src/a.py`\n"
     _write(
@@ -1004,6 +1005,9 @@ def test_hidden_memories_and_what_only_looks_like_a_handoff(tmp_path: Path) -> N
             "docs/features/16_ai_tier/AIT_001.md": "# AIT 001\n",
             "docs/CODE_REVIEW_AGENTS/13_LINQ_GOTCHAS.md": "# LINQ gotchas reviewer\n",
             "docs/CODE_REVIEW_AGENTS/14_SAVE_LOAD.md": "# Save/load reviewer\n",
+            "metodo/meta/plantillas/HANDOFF_FEATURE.md": state,
+            "kb/Vorlagen/handoff.md": state,
+            ".agent/workflows/handoff.md": state,
         },
     )
     roots = _roots(_check(repo))

@@ -580,3 +580,27 @@ def test_a_dated_handoff_the_live_one_names_is_history(repo: Path) -> None:
     assert _check(root, "handoff-2026-12-01-auth.md", ("HO006",), stale_commits=2) == []
     assert len(_check(root, "handoff-2026-12-01-feed.md", ("HO006",), stale_commits=2)) == 1
     assert len(_check(root, "handoff.md", ("HO006",), stale_commits=2)) == 1
+
+
+def test_a_sub_projects_handoff_counts_the_commits_that_changed_that_project(repo: Path) -> None:
+    """A handoff inside a top folder with code of its own (`proto/` beside the main code)
+    is behind by the commits that changed that folder, not by the main project's work; in
+    a folder of notes every commit counts."""
+    commit_file(repo, "proto/scripts/run.sh", "echo\n", "proto script")
+    commit_file(repo, "proto/.handoff.md", HANDOFF, "proto handoff")
+    for n in range(5):
+        commit_file(repo, f"src/m{n}.py", "x\n", f"main work {n}")
+    assert _check(repo / "proto", ".handoff.md", ("HO006",), stale_commits=3) == []
+    commit_file(repo, "proto/scripts/run.sh", "echo 1\n", "proto 1")
+    commit_file(repo, "proto/scripts/step.sh", "echo 2\n", "proto 2")
+    commit_file(repo, "proto/scripts/run.sh", "echo 3\n", "proto 3")
+    [diag] = _check(repo / "proto", ".handoff.md", ("HO006",), stale_commits=3)
+    assert diag.message.startswith("3 commits on `main` changed `proto/` since this handoff")
+    assert "they changed 2 files; the newest is" in diag.message
+    assert "('proto 3')" in diag.message
+    # a folder of notes only is no project of its own: every commit counts
+    commit_file(repo, "research/.handoff.md", HANDOFF, "research handoff")
+    for n in range(3):
+        commit_file(repo, f"src/n{n}.py", "x\n", f"more work {n}")
+    [notes] = _check(repo / "research", ".handoff.md", ("HO006",), stale_commits=3)
+    assert notes.message.startswith("3 commits on `main` since this handoff was written")

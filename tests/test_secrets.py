@@ -599,3 +599,23 @@ def test_a_masked_key_a_url_to_no_host_a_macro_and_a_colour_are_no_secrets() -> 
     ]
     for line in loud:
         assert find_secrets(line) != [], line
+
+
+def test_an_objects_id_with_its_type_in_front_is_no_secret() -> None:
+    """`user_2x…` (Clerk), `cus_…`/`price_…` (Stripe), `org_…`: ids of records, quoted on a
+    line about keys or written after a token's name; a `pi_…_secret_…` client secret, and
+    a random value after the same names, are still found."""
+    quiet = [
+        f'- Clerk user: "user_{rand(27)}" (the token belongs to it)',
+        f"customer_token: cus_{rand(14)}",
+        f'- price for the key plan: "price_{rand(24)}"',
+        f"ORG_TOKEN_OWNER=org_{rand(27)}",
+    ]
+    for line in quiet:
+        assert find_secrets(line) == [], line.split(":")[0]
+    loud = [
+        f"client_secret: pi_{rand(24)}_secret_{rand(25)}",
+        f"customer_token: {rand(24)}",
+    ]
+    for line in loud:
+        assert find_secrets(line), line.split(":")[0]

@@ -547,6 +547,7 @@ class LinkResolver:
         self._answers: dict[tuple[Path, str, str, tuple[str, ...]], Path | None] = {}
         self._stems: dict[str, list[Path]] | None = None  # memory root: stem → files
         self._repo_names: dict[str, list[str]] | None = None  # repo: file name → rel paths
+        self._folders: frozenset[str] | None = None
         self.stat_calls = 0
         """How many existence checks reached the file system (a regression test counts them)."""
 
@@ -564,6 +565,7 @@ class LinkResolver:
         self._answers.clear()
         self._stems = None
         self._repo_names = None
+        self._folders = None
 
     # -- public --
     def resolve(self, link: Link) -> Path | None:
@@ -767,6 +769,32 @@ class LinkResolver:
             if top and os.path.isdir(top):
                 found.append(Path(top))
         return found
+
+    def by_tail(self, target: str, parts: int = 3) -> Path | None:
+        """The one repository file whose last ``parts`` path components are ``target``'s
+        (``projects/x/data/notes/facts.md`` → ``y/data/notes/facts.md``): the same file,
+        named from another base (a workspace mounted elsewhere, another checkout's top)."""
+        names = [p for p in target.strip().split("#", 1)[0].split("/") if p not in ("", ".", "..")]
+        if len(names) < parts or self.repo_root is None:
+            return None
+        tail = "/" + "/".join(names[-parts:]).casefold()
+        rels = [
+            rel
+            for rel in self._repo_index().get(names[-1].casefold(), [])
+            if ("/" + rel.casefold()).endswith(tail)
+        ]
+        return self.repo_root / rels[0] if len(rels) == 1 else None
+
+    def folder_names(self) -> frozenset[str]:
+        """Every folder name of the repository's files, at any depth (lower-cased)."""
+        if self._folders is None:
+            self._folders = frozenset(
+                part.casefold()
+                for rels in self._repo_index().values()
+                for rel in rels
+                for part in rel.split("/")[:-1]
+            )
+        return self._folders
 
     def _by_suffix(self, target: str) -> Path | None:
         """A path that names a repository file by its trailing components (``rules/foo.md``)."""

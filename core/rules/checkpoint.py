@@ -628,12 +628,15 @@ def _stale_in_git(ctx: RuleContext, name: str, anchor: Range) -> Iterator[Diagno
             and ctx.config.enabled("CP022")
             and ctx.now - facts.saved > _dt.timedelta(days=ctx.config.stale_days)
         )  # CP022 already says it is stale
-        if limit and when.position >= limit and not old:
-            count = f"at least {when.position}" if when.beyond_window else str(when.position)
+        scope = stale.project_folder(ws, doc) if limit and not old else None
+        behind = stale.behind(ws, when, scope) if limit and not old else 0
+        if limit and behind >= limit and not old:
+            count = f"at least {behind}" if when.beyond_window else str(behind)
+            changed = f" changed `{scope}/`" if scope else ""
             yield ctx.diag(
                 "CP024",
-                f"{count} commits on `{facts.branch}` since this checkpoint was saved "
-                f"({when.how}): {stale.commits_since(ws, when)} — its Next Action may be done "
+                f"{count} commits on `{facts.branch}`{changed} since this checkpoint was saved "
+                f"({when.how}): {stale.commits_since(ws, when, scope)} — its Next Action may be done "
                 f"or moot; resume it (`continue {name}`) and save again, or clear it",
                 where,
             )

@@ -296,13 +296,16 @@ def _stale_in_git(ctx: RuleContext) -> Iterator[Diagnostic]:
                 item.link.range,
             )
         limit = ctx.config.stale_commits
-        if limit and when.position >= limit:
-            count = f"at least {when.position}" if when.beyond_window else str(when.position)
+        scope = stale.project_folder(ws, doc) if limit else None
+        behind = stale.behind(ws, when, scope) if limit else 0
+        if limit and behind >= limit:
+            count = f"at least {behind}" if when.beyond_window else str(behind)
+            changed = f" changed `{scope}/`" if scope else ""
             yield ctx.diag(
                 "HO006",
-                f"{count} commits on `{branch}` since this handoff was written ({when.how}): "
-                f"{stale.commits_since(ws, when)} — refresh it (`memls handoff refresh`) or "
-                "rewrite its Current State and Next Steps",
+                f"{count} commits on `{branch}`{changed} since this handoff was written "
+                f"({when.how}): {stale.commits_since(ws, when, scope)} — refresh it "
+                "(`memls handoff refresh`) or rewrite its Current State and Next Steps",
                 anchor,
             )
     if branch is not None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from memls.core.gitfacade import history
 from memls.core.model import Diagnostic, Range, Severity
 from memls.core.rules import Rule, RuleContext
+from memls.core.rules.stale import project_of
 from memls.core.workspace import (
     KILO_BANK_FILES,
     MEMORY_BANK_FILES,
@@ -272,7 +273,7 @@ def _stale(ctx: RuleContext) -> str | None:
 
     if path_in_history_folder(ws, ctx.doc.path) or _declared_retired(ws.root):
         return None  # `docs/history/memory-bank/`, an `OBSOLETE.md`: the record it was
-    project = _project_of(ws.root, repo)
+    project = project_of(ws.root, repo)
     newer = tuple(c for c in hist.commits[:pos] if not c.dependency_bump)  # not the work's
     if len(newer) < limit:
         return None
@@ -297,12 +298,6 @@ def _stale(ctx: RuleContext) -> str | None:
     )
 
 
-_MORE_MANIFESTS = (
-    "build.gradle.kts", "settings.gradle.kts", "settings.gradle", "CMakeLists.txt",
-    "requirements.txt", "deno.json", "pubspec.yaml", "mix.exs",
-)  # fmt: skip
-
-
 _REFERENCE_FOLDERS = frozenset(
     {
         "docs", "doc", "documentation", "reference", "references", "examples", "example",
@@ -321,22 +316,7 @@ def _reference_copy(ws: Workspace) -> bool:
         return False
 
     def compute() -> bool:
-        prefix = _project_of(ws.root, repo)
+        prefix = project_of(ws.root, repo)
         return bool(prefix) and any(p.lower() in _REFERENCE_FOLDERS for p in prefix.split("/"))
 
     return bool(ws.memo("memls.bank.reference", compute))
-
-
-def _project_of(bank: Path, repo: Path) -> str:
-    """The sub-project a bank belongs to, as a repository-relative prefix (``day-1-app/``):
-    the nearest folder above the bank with a project manifest (``package.json``,
-    ``pyproject.toml`` …) below the repository's top; "" for the whole repository."""
-    from memls.core.workspace import PROJECT_MARKERS
-
-    markers = [m for m in PROJECT_MARKERS if m != ".git"] + list(_MORE_MANIFESTS)
-    here = bank.parent
-    while here != repo and repo in here.parents:
-        if any((here / m).exists() for m in markers):
-            return here.relative_to(repo).as_posix() + "/"
-        here = here.parent
-    return ""

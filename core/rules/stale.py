@@ -35,7 +35,7 @@ from memls.core.gitfacade import (
     status_of,
 )
 from memls.core.model import Document, FileKind
-from memls.core.workspace import HISTORY_FOLDERS, Workspace
+from memls.core.workspace import HISTORY_FOLDERS, PROJECT_MARKERS, Workspace
 
 
 @dataclass(frozen=True)
@@ -631,17 +631,98 @@ def describe_deleted(item: Deleted) -> str:
 # -- commits since ----------------------------------------------------------------
 
 
-def commits_since(ws: Workspace, when: Written) -> str:
-    """What the commits since ``when`` did: how many files they changed, the newest one."""
+def commits_since(ws: Workspace, when: Written, folder: str | None = None) -> str:
+    """What the commits since ``when`` (those that changed ``folder``, when given) did: how
+    many files they changed, the newest one."""
     hist = history(ws.git)
     if hist is None or when.position <= 0:
         return ""
-    newer = hist.commits[: when.position]
+    newer = list(hist.commits[: when.position])
+    if folder is not None:
+        newer = [c for c in newer if any(p.startswith(folder + "/") for _, p in c.changes)]
+        if not newer:
+            return ""
     files = {path for c in newer for _, path in c.changes}
     head = newer[0]
     return (
         f"they changed {len(files)} file{'s' if len(files) != 1 else ''}; the newest is "
         f"{head.short} on {_day(head.time)} ('{_subject(head)}')"
+    )
+
+
+_MORE_MANIFESTS = (
+    "build.gradle.kts", "settings.gradle.kts", "settings.gradle", "CMakeLists.txt",
+    "requirements.txt", "deno.json", "pubspec.yaml", "mix.exs",
+)  # fmt: skip
+
+
+def project_of(path: Path, repo: Path) -> str:
+    """The sub-project ``path`` (a file, or a memory folder) belongs to, as a
+    repository-relative prefix (``day-1-app/``): the nearest folder above it with a project
+    manifest (``package.json``, ``pyproject.toml`` …) below the repository's top; "" for
+    the whole repository."""
+    markers = [m for m in PROJECT_MARKERS if m != ".git"] + list(_MORE_MANIFESTS)
+    here = path.parent
+    while here != repo and repo in here.parents:
+        if any((here / m).exists() for m in markers):
+            return here.relative_to(repo).as_posix() + "/"
+        here = here.parent
+    return ""
+
+
+_SOURCE = re.compile(
+    r"(?i)\.(?:py|js|jsx|mjs|ts|tsx|go|rs|java|kt|rb|php|c|cc|cpp|cs|swift|dart|lua|ex|sh|ps1|"
+    r"vue|svelte|sql)$"
+)
+_SHARED_TOPS = frozenset(
+    {
+        "docs", "doc", "documentation", "notes", "memory", "memories", "memory-bank",
+        "memory_bank", "handoffs", "handoff", "handovers", "sessions", "journal", "logs",
+        "wiki", "knowledge", "context", "ai", "agents", "workspace", "src", "app", "lib",
+    }
+)  # fmt: skip
+"""Top folders of a repository that are not projects of their own: what they say is
+about the whole repository (``docs/``, ``notes/``), or they are its one codebase (``src/``)."""
+
+
+def project_folder(ws: Workspace, doc: Document) -> str | None:
+    """The sub-project a handoff or checkpoint is about, as a repository-relative folder:
+    the nearest folder above it with a project manifest (:func:`project_of`), else its top
+    folder when that one (not hidden, not one of :data:`_SHARED_TOPS`) holds source files
+    of its own (``integra-metodologia/`` with its ``scripts/``); None: the repository."""
+    top = ws.git.toplevel
+    rel = _rel(top, doc.path) if top is not None else None
+    if top is None or rel is None or "/" not in rel:
+        return None
+    prefix = project_of(doc.path, top)
+    if prefix:
+        return prefix.rstrip("/")
+    first = rel.split("/", 1)[0]
+    if first.startswith(".") or first.lower() in _SHARED_TOPS:
+        return None
+    folder = top / first
+    seen = 0
+    for here, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "node_modules"]
+        if any(_SOURCE.search(f) for f in files):
+            return first
+        seen += len(files) + len(dirs)
+        if seen > 400 or here.count(os.sep) - str(folder).count(os.sep) >= 2:
+            dirs[:] = []
+    return None
+
+
+def behind(ws: Workspace, when: Written, folder: str | None) -> int:
+    """How many commits since ``when`` changed the project: all of HEAD's newer commits,
+    or, for memory of a sub-project (``folder``), those that changed a file in it."""
+    if folder is None:
+        return when.position
+    hist = history(ws.git)
+    if hist is None:
+        return 0
+    prefix = folder + "/"
+    return sum(
+        1 for c in hist.commits[: when.position] if any(p.startswith(prefix) for _, p in c.changes)
     )
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from memls.core.formats.links import Link, distinct_links, extract_links, link_key
-from memls.core.gitfacade import ignored
+from memls.core.gitfacade import history, ignored
 from memls.core.model import Diagnostic, Document, Range
 from memls.core.parse import parse_file
 from memls.core.rules import RuleContext
@@ -41,11 +41,14 @@ def check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
         return
     dead = [link for link in extract_links(doc) if link_key(link) in missing]
     local = _kept_out_of_git(ctx.workspace, dead)
-    for link in dead:
-        if link_key(link) in local or not _reportable(ctx.workspace, link, doc):
-            continue
-        if _to_another_machine(ctx.workspace, link):
-            continue
+    kept = [
+        link
+        for link in dead
+        if link_key(link) not in local
+        and _reportable(ctx.workspace, link, doc)
+        and not _to_another_machine(ctx.workspace, link)
+    ]
+    for link, again in _once_per_target(kept):
         where = _namesakes(ctx.workspace, link)
         if where:
             message = (
@@ -59,7 +62,7 @@ def check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
                 "the memory root or the repository): fix the path, create the file, or remove "
                 "the pointer"
             )
-        yield ctx.diag("IX009", message, link.range)
+        yield ctx.diag("IX009", message + _also_on(again), link.range)
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -67,6 +70,7 @@ _PLACEHOLDER = re.compile(
     r"(?i)kebab-case|snake_case|example|placeholder|your[-_]|xxx|yyyy|[-_]name\.md$|^name[-_]"
     r"|(?-i:\d{4}-MM-DD|YYYY|MM-DD|\bHH-?MM\b)"  # `memory/2026-MM-DD.md`: a date's pattern
 )
+_DATE_PATTERN = re.compile(r"\d{4}-MM-DD|YYYY|MM-DD|\bHH-?MM\b")
 _BRACKETS = {"[": "]", "<": ">", "{": "}"}
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -126,6 +130,10 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
         return False  # under "these files are NOT in this directory": mentions, no pointers
     if _beyond_reach(ws, link, target):
         return False
+    if link.kind != "wikilink" and ws.links.by_tail(target) is not None:
+        return False  # `projects/x/data/notes/facts.md` with `y/data/notes/facts.md` here
+    if link.kind != "wikilink" and _into_another_codebase(ws, target):
+        return False  # `browser_use/dom/service.py` in notes on another project's code
     if is_backup_copy(ws.repo_root) and not _into_a_copied_folder(ws, link):
         return False  # a backup holds the files its script copies; the rest stay live
     if ws.root_kind is RootKind.CODEX and not _into_codex_folder(ws, target):
@@ -134,6 +142,8 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
         return True
     if not target.casefold().endswith(".md") or target.startswith("~"):
         return False  # a home path is this machine's business, not the memory's
+    if _DATE_PATTERN.search(target.rsplit("/", 1)[-1]):
+        return False  # `**memory/YYYY-MM-DD.md** — daily logs`: the pattern of a day's name
     if link.kind == "bullet":
         # `- NOW.md — what it holds` presents a pointer; `- NOW.md "lifeboat" file, an idea
         # from …` mentions a file name in prose.
@@ -452,6 +462,29 @@ def _beyond_reach(ws: Workspace, link: Link, target: str) -> bool:
     return not any((repo / "/".join(parts[i:])).is_dir() for i in range(len(parts)))
 
 
+def _into_another_codebase(ws: Workspace, target: str) -> bool:
+    """A path to a source file (not a note) under a top folder this repository has at no
+    depth, now or in the commits memls reads (``browser_use/agent/service.py`` in notes
+    about another project's code): a path in that codebase, not a file here gone missing."""
+    if ws.repo_root is None:
+        return False
+    parts = [p for p in unquote(target).split("#", 1)[0].split("/") if p not in ("", ".", "..")]
+    if len(parts) < 2 or not _SOURCE_FILE.search(parts[-1]):
+        return False
+    first = parts[0].casefold()
+    if first in ws.links.folder_names():
+        return False
+    hist = history(ws.git) if ws.git.toplevel is not None else None
+    return hist is None or first not in hist.folder_names
+
+
+_SOURCE_FILE = re.compile(
+    r"(?i)\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|kt|kts|scala|rb|php|c|cc|cpp|h|hpp|cs|"
+    r"swift|m|mm|dart|lua|ex|exs|erl|clj|hs|ml|vue|svelte|sh|bash|ps1|sql|r|jl|zig|nim)$"
+)
+"""A source file's extension: code a note about a codebase names."""
+
+
 _GITHUB_ROUTES = frozenset(
     {
         "issues", "pull", "pulls", "wiki", "blob", "tree", "commit", "commits", "compare",
@@ -537,14 +570,20 @@ def check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
         and resolver.resolve(link) is None
     ]
     local = _kept_out_of_git(ctx.workspace, dead)
-    for link in dead:
-        if link_key(link) in local or _to_another_machine(ctx.workspace, link):
-            continue
-        if link.kind == "wikilink" and (
-            _TRACKER_ITEM.fullmatch(link.target.strip())
-            or _names_an_instruction_section(ctx.workspace, link)
-        ):
-            continue  # an issue of the tracker, or a section of the agent's instructions
+    kept = [
+        link
+        for link in dead
+        if link_key(link) not in local
+        and not _to_another_machine(ctx.workspace, link)
+        and not (
+            link.kind == "wikilink"
+            and (
+                _TRACKER_ITEM.fullmatch(link.target.strip())
+                or _names_an_instruction_section(ctx.workspace, link)
+            )
+        )  # an issue of the tracker, or a section of the agent's instructions
+    ]
+    for link, again in _once_per_target(kept):
         shown = f"[[{link.target}]]" if link.kind == "wikilink" else f"`{link.target}`"
         where = _namesakes(ctx.workspace, link)
         if where:
@@ -558,7 +597,34 @@ def check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
                 f"link to {shown}, which exists nowhere (not beside this file, in the memory "
                 "root or the repository): fix the link, or create the file it names"
             )
-        yield ctx.diag("IX012", message, link.range)
+        yield ctx.diag("IX012", message + _also_on(again), link.range)
+
+
+def _once_per_target(links: list[Link]) -> list[tuple[Link, list[int]]]:
+    """Dead links grouped by what they name: the first of each, with the other lines
+    that name it (one cause, one finding)."""
+    groups: dict[tuple[str, str], tuple[Link, list[int]]] = {}
+    for link in links:
+        key = ((link.kind == "wikilink" and "wikilink") or "path", link.target.strip())
+        if key in groups:
+            first, lines = groups[key]
+            if link.line != first.line and link.line not in lines:
+                lines.append(link.line)
+        else:
+            groups[key] = (link, [])
+    return list(groups.values())
+
+
+def _also_on(lines: list[int]) -> str:
+    """` (also on lines 31 and 118)`: where else the same dead target is named (1-based)."""
+    if not lines:
+        return ""
+    shown = [str(n + 1) for n in lines[:5]]
+    more = f" and {len(lines) - 5} more" if len(lines) > 5 else ""
+    if len(shown) == 1:
+        return f" (also on line {shown[0]})"
+    words = ", ".join(shown[:-1]) + (f", {shown[-1]}{more}" if more else f" and {shown[-1]}")
+    return f" (also on lines {words})"
 
 
 def _words(text: str) -> tuple[str, ...]:
