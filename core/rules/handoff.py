@@ -109,11 +109,16 @@ RULES = (
         "HO006",
         "handoff-behind-commits",
         Severity.WARNING,
-        "`stale_commits` (20) or more commits on its branch since the handoff was written",
+        "`stale_commits` (20) or more commits on its branch since the handoff was written"
+        " (for a handoff inside a sub-project, `proto/` with its own manifest or code, the "
+        "commits that changed that sub-project)",
         rationale="warning: the repository moved on since the handoff; it may mislead",
         doc="""
         `stale_commits` (20) or more commits were made on the branch since the handoff
-        was written (`stale_commits = 0` turns it off).
+        was written (`stale_commits = 0` turns it off). A handoff inside a sub-project —
+        a folder with its own manifest (`package.json`, `pyproject.toml` …), or a top
+        folder with source files of its own — counts only the commits that changed that
+        folder: the main project's work does not make it old.
 
         Fix: refresh it (`memls handoff refresh`) or rewrite its Current State and Next
         Steps.

@@ -247,7 +247,9 @@ RULES = (
         " a wikilink may name a note by its frontmatter `name`, a folder of notes "
         "(`[[machines/gpu1]]`), a note kept as YAML (`[[adapters/v3/lineage]]`) or a "
         "relation first (`[[works_at:ACME]]`); a dead link to a folder says where a "
-        "folder of that path is",
+        "folder of that path is; one finding per dead target per file, naming its other "
+        "lines; not a source path under a top folder the repository never had "
+        "(`browser_use/dom/service.py` in notes on another project's code)",
         rationale="warning: a topic file links to nothing; the index itself is intact",
         doc="""
         A Markdown link or `[[wikilink]]` in a topic file resolves to no file (the same
