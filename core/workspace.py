@@ -111,6 +111,13 @@ MEMORY_TYPES = ("user", "feedback", "project", "reference")
 _FM_TYPE = re.compile(r"^\s*type\s*:\s*['\"]?(?P<type>[\w-]+)", re.MULTILINE)
 
 
+SOURCE_FILE = re.compile(
+    r"(?i)\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|kt|kts|scala|rb|php|c|cc|cpp|h|hpp|cs|"
+    r"swift|m|mm|dart|lua|ex|exs|erl|clj|hs|ml|vue|svelte|sh|bash|ps1|sql|r|jl|zig|nim)$"
+)
+"""A source file's name (``app.py``, ``run.sh``): code, not a note."""
+
+
 def is_dated(path: Path) -> bool:
     """A journal entry named by its date (``2026-11-30.md``, ``2026-11-30-standup.md``)."""
     return _DATED.match(path.name) is not None

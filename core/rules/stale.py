@@ -35,7 +35,7 @@ from memls.core.gitfacade import (
     status_of,
 )
 from memls.core.model import Document, FileKind
-from memls.core.workspace import HISTORY_FOLDERS, PROJECT_MARKERS, Workspace
+from memls.core.workspace import HISTORY_FOLDERS, PROJECT_MARKERS, SOURCE_FILE, Workspace
 
 
 @dataclass(frozen=True)
@@ -634,20 +634,28 @@ def describe_deleted(item: Deleted) -> str:
 def commits_since(ws: Workspace, when: Written, folder: str | None = None) -> str:
     """What the commits since ``when`` (those that changed ``folder``, when given) did: how
     many files they changed, the newest one."""
-    hist = history(ws.git)
-    if hist is None or when.position <= 0:
+    newer = _newer(ws, when, folder)
+    if not newer:
         return ""
-    newer = list(hist.commits[: when.position])
-    if folder is not None:
-        newer = [c for c in newer if any(p.startswith(folder + "/") for _, p in c.changes)]
-        if not newer:
-            return ""
     files = {path for c in newer for _, path in c.changes}
     head = newer[0]
     return (
         f"they changed {len(files)} file{'s' if len(files) != 1 else ''}; the newest is "
         f"{head.short} on {_day(head.time)} ('{_subject(head)}')"
     )
+
+
+def _newer(ws: Workspace, when: Written, folder: str | None) -> list[Commit]:
+    """HEAD's commits newer than ``when``, newest first; with ``folder``, those that
+    changed a file in it."""
+    hist = history(ws.git)
+    if hist is None or when.position <= 0:
+        return []
+    newer = list(hist.commits[: when.position])
+    if folder is None:
+        return newer
+    prefix = folder + "/"
+    return [c for c in newer if any(p.startswith(prefix) for _, p in c.changes)]
 
 
 _MORE_MANIFESTS = (
@@ -670,10 +678,6 @@ def project_of(path: Path, repo: Path) -> str:
     return ""
 
 
-_SOURCE = re.compile(
-    r"(?i)\.(?:py|js|jsx|mjs|ts|tsx|go|rs|java|kt|rb|php|c|cc|cpp|cs|swift|dart|lua|ex|sh|ps1|"
-    r"vue|svelte|sql)$"
-)
 _SHARED_TOPS = frozenset(
     {
         "docs", "doc", "documentation", "notes", "memory", "memories", "memory-bank",
@@ -700,30 +704,29 @@ def project_folder(ws: Workspace, doc: Document) -> str | None:
     first = rel.split("/", 1)[0]
     if first.startswith(".") or first.lower() in _SHARED_TOPS:
         return None
-    folder = top / first
+    return (
+        first if ws.memo(f"memls.stale.code-in:{first}", lambda: _has_code(top / first)) else None
+    )
+
+
+def _has_code(folder: Path) -> bool:
+    """Source files in ``folder`` or its subfolders, two levels down (at most 400 entries
+    looked at)."""
     seen = 0
     for here, dirs, files in os.walk(folder):
         dirs[:] = [d for d in dirs if not d.startswith(".") and d != "node_modules"]
-        if any(_SOURCE.search(f) for f in files):
-            return first
+        if any(SOURCE_FILE.search(f) for f in files):
+            return True
         seen += len(files) + len(dirs)
         if seen > 400 or here.count(os.sep) - str(folder).count(os.sep) >= 2:
             dirs[:] = []
-    return None
+    return False
 
 
 def behind(ws: Workspace, when: Written, folder: str | None) -> int:
     """How many commits since ``when`` changed the project: all of HEAD's newer commits,
     or, for memory of a sub-project (``folder``), those that changed a file in it."""
-    if folder is None:
-        return when.position
-    hist = history(ws.git)
-    if hist is None:
-        return 0
-    prefix = folder + "/"
-    return sum(
-        1 for c in hist.commits[: when.position] if any(p.startswith(prefix) for _, p in c.changes)
-    )
+    return when.position if folder is None else len(_newer(ws, when, folder))
 
 
 def _subject(commit: Commit) -> str:

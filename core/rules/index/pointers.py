@@ -18,6 +18,7 @@ from memls.core.parse import parse_file
 from memls.core.rules import RuleContext
 from memls.core.workspace import (
     MEMORY_FOLDER_NAMES,
+    SOURCE_FILE,
     Layout,
     RootKind,
     Workspace,
@@ -66,11 +67,12 @@ def check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_DATE_PATTERN = re.compile(r"\d{4}-MM-DD|YYYY|MM-DD|\bHH-?MM\b")
+"""The pattern of a day's file name (`memory/2026-MM-DD.md`), no file."""
 _PLACEHOLDER = re.compile(
     r"(?i)kebab-case|snake_case|example|placeholder|your[-_]|xxx|yyyy|[-_]name\.md$|^name[-_]"
-    r"|(?-i:\d{4}-MM-DD|YYYY|MM-DD|\bHH-?MM\b)"  # `memory/2026-MM-DD.md`: a date's pattern
+    rf"|(?-i:{_DATE_PATTERN.pattern})"
 )
-_DATE_PATTERN = re.compile(r"\d{4}-MM-DD|YYYY|MM-DD|\bHH-?MM\b")
 _BRACKETS = {"[": "]", "<": ">", "{": "}"}
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -469,20 +471,13 @@ def _into_another_codebase(ws: Workspace, target: str) -> bool:
     if ws.repo_root is None:
         return False
     parts = [p for p in unquote(target).split("#", 1)[0].split("/") if p not in ("", ".", "..")]
-    if len(parts) < 2 or not _SOURCE_FILE.search(parts[-1]):
+    if len(parts) < 2 or not SOURCE_FILE.search(parts[-1]):
         return False
     first = parts[0].casefold()
     if first in ws.links.folder_names():
         return False
     hist = history(ws.git) if ws.git.toplevel is not None else None
     return hist is None or first not in hist.folder_names
-
-
-_SOURCE_FILE = re.compile(
-    r"(?i)\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|kt|kts|scala|rb|php|c|cc|cpp|h|hpp|cs|"
-    r"swift|m|mm|dart|lua|ex|exs|erl|clj|hs|ml|vue|svelte|sh|bash|ps1|sql|r|jl|zig|nim)$"
-)
-"""A source file's extension: code a note about a codebase names."""
 
 
 _GITHUB_ROUTES = frozenset(
