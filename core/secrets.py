@@ -249,7 +249,9 @@ def secret_name(name: str) -> bool:
     if last == "key":
         return len(parts) > 1 and parts[-2] in _KEY_QUALIFIERS
     if last == "pass":
-        return len(parts) > 1 and ("_" in name or name.isupper())
+        # one identifier (`DB_PASS`, `SMTPPASS`); `QC PASS:`, `x_tool PASS:` report a test
+        identifier = not any(c.isspace() for c in name.strip())
+        return identifier and len(parts) > 1 and ("_" in name or name.isupper())
     return False
 
 

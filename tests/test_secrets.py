@@ -619,3 +619,17 @@ def test_an_objects_id_with_its_type_in_front_is_no_secret() -> None:
     ]
     for line in loud:
         assert find_secrets(line), line.split(":")[0]
+
+
+def test_a_test_verdict_named_pass_is_no_password() -> None:
+    """`QC PASS: <project>` and `smoke_test PASS: …` report a test that passed; a setting
+    named `…_PASS` (`DB_PASS=…`, `SMTP_PASS: …`) is a password."""
+    quiet = [
+        f"| Work | QC PASS: Dashboard{rand(6)} mobile skip-target hardening |",
+        f"Autotest x_tool PASS: door{rand(8)}, pickaxe outside the hotbar",
+    ]
+    for line in quiet:
+        assert find_secrets(line) == [], line.split(":")[0]
+    loud = [f"DB_PASS={rand(16)}", f"- SMTP_PASS: {rand(18)}"]
+    for line in loud:
+        assert find_secrets(line), line.split("=")[0].split(":")[0]

@@ -624,6 +624,17 @@ class LinkResolver:
                 candidate = os.path.normpath(os.path.join(base, hint))
                 if candidate not in bases:
                     bases.append(candidate)
+        # Last, the folders between the file and the top (`.claude/plans/x.md` linking
+        # `workflow/planning.md` from `.claude/`): a note written from its parent's view.
+        # (`../x/` says where it starts: from the file's folder; a bare `x.md` is beside it.)
+        top = self.repo_root or self.outer_root or self.memory_root
+        folder = link.source.parent.parent
+        if link.target.startswith(("../", "./")) or "/" not in link.target.strip("/"):
+            folder = top
+        while folder != folder.parent and folder.is_relative_to(top) and folder != top:
+            if str(folder) not in bases:
+                bases.append(str(folder))
+            folder = folder.parent
         return bases
 
     def _resolve(self, link: Link) -> Path | None:
@@ -693,7 +704,29 @@ class LinkResolver:
             typed = _TYPED_RELATION.match(target.strip())
             if typed is not None:  # `[[works_at:ACME]]`: a relation, then the note it names
                 found = self._wikilink_to(link, typed["target"])
+        if found is None:
+            spoken = _NAME_THEN_WORDS.match(target.strip())
+            if spoken is not None:  # `[[memory/ki/bench.md in the repo]]`: a note, then words
+                found = self._wikilink_to(link, spoken["name"])
+        if found is None:
+            found = self._by_kind_folder(target.strip())
         return found
+
+    def _by_kind_folder(self, name: str) -> Path | None:
+        """A wikilink naming a note by its kind, then its file's name (``[[lesson-0014-x]]``
+        → ``lessons/0014-x.md``, ``[[adr-0007-y]]`` → ``adr/0007-y.md``): the one file of
+        that name in a folder named for the kind."""
+        kinded = _KIND_THEN_NAME.match(name.removesuffix(".md"))
+        if kinded is None or self.repo_root is None:
+            return None
+        kind = kinded["kind"].casefold()
+        folders = {kind, kind + "s", kind + "es"}
+        hits = [
+            rel
+            for rel in self._repo_index().get(kinded["name"].casefold() + ".md", [])
+            if "/" in rel and rel.rsplit("/", 2)[-2].casefold() in folders
+        ]
+        return self.repo_root / hits[0] if len(hits) == 1 else None
 
     def _wikilink_to(self, link: Link, target: str) -> Path | None:
         name = target.strip()
@@ -857,6 +890,14 @@ class LinkResolver:
             self._repo_names = index
         return self._repo_names
 
+
+_NAME_THEN_WORDS = re.compile(
+    r"^(?P<name>[^\s\[\]|#]*[-_/.][^\s\[\]|#]*)\s+(?P<words>\w+(?:\s+\w+){0,2})$"
+)
+"""A wikilink whose note name (a path or a ``kebab``/``snake`` name) a few words follow."""
+
+_KIND_THEN_NAME = re.compile(r"^(?P<kind>[A-Za-z]{2,12})[-_](?P<name>\d{2,5}[-_][^\s/]+)$")
+"""A kind, then a numbered file's name (``lesson-0014-argv-drift``)."""
 
 _TYPED_RELATION = re.compile(r"^(?P<rel>[a-z][a-z0-9]*(?:_[a-z0-9]+)*)::?(?P<target>[^:\s][^:]*)$")
 """A wikilink that names a relation before its note (``[[works_at:ACME]]``)."""

@@ -571,6 +571,8 @@ def _copy_plan(ws: Workspace) -> dict[Path, tuple[Path, int]]:
                     continue
                 real.setdefault(_real(path), path)  # one file under two names: one
             kept = sorted(real.values(), key=_keep_first)
+            if all(_dream_report(p) for p in kept):
+                continue  # `dreaming/deep/2026-04-25.md` = `…/2026-04-26.md`: two nights' reports
             for other in kept[1:]:
                 plan[other] = (kept[0], len(kept) - 2)
         return plan
@@ -578,6 +580,13 @@ def _copy_plan(ws: Workspace) -> dict[Path, tuple[Path, int]]:
     from memls.core.rules.stale import path_in_history_folder
 
     return ws.memo("memls.mf.copy_plan", compute)
+
+
+def _dream_report(path: Path) -> bool:
+    """A dated report of OpenClaw's dreaming sweeps (``memory/dreaming/deep/2026-04-25.md``,
+    ``light/``, ``rem/``): the tool writes one each night, the same words when nothing new
+    came up — records of the nights, not copies of a memory to merge."""
+    return is_dated(path) and "dreaming" in (p.casefold() for p in path.parent.parts[-2:])
 
 
 def _folder_copies(ws: Workspace) -> dict[tuple[Path, Path], list[Path]]:

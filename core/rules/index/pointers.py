@@ -268,7 +268,9 @@ def _names_a_skill(ws: Workspace, target: str) -> bool:
     return any((ws.repo_root / base / name / "SKILL.md").is_file() for base in _SKILL_FOLDERS)
 
 
-_AUTO_MEMORY_NOTE = re.compile(r"(?i)^(?:user|feedback|project|reference)[-_][\w-]+$")
+_AUTO_MEMORY_NOTE = re.compile(
+    r"(?i)^(?:memory[-_])?(?:user|feedback|project|reference)[-_][\w-]+(?:\s+\w+){0,2}$"
+)
 _USER_NOTE = re.compile(r"(?i)^(?:user|feedback)[-_]")
 
 
@@ -302,8 +304,29 @@ def _in_claude_auto_memory(ws: Workspace, target: str, labelled: bool = False) -
     unindexed = ws.root_kind is RootKind.MEMORY and ws.index() is None
     if ws.root_kind not in (RootKind.HANDOFF, RootKind.NOTES) and not unindexed:
         return False  # (a sprint folder's log.md and retro: memory with no index of notes)
-    # `.claude/memory/`: such notes live here; a missing one is missing
-    return not any(p.name.lower() in MEMORY_FOLDER_NAMES for p in (ws.root, *ws.root.parents)[:4])
+    # `.claude/memory/` holding `project_x.md`: such notes live here; a missing one is
+    # missing. A memory folder of other names (`ki/bench_history.md`) links the agent's.
+    folders = [p for p in (ws.root, *ws.root.parents)[:4] if p.name.lower() in MEMORY_FOLDER_NAMES]
+    return not any(_keeps_typed_notes(ws, folder) for folder in folders)
+
+
+def _keeps_typed_notes(ws: Workspace, folder: Path) -> bool:
+    """Whether a memory folder keeps notes named by Claude Code's memory types
+    (``feedback_x.md``, ``project-y.md``), at any depth: where such a note belongs."""
+
+    def compute() -> bool:
+        seen = 0
+        for _, dirs, files in os.walk(folder):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            for name in files:
+                if name.lower().endswith(".md") and _AUTO_MEMORY_NOTE.match(name[:-3]):
+                    return True
+            seen += len(files)
+            if seen > 5000:
+                break  # (a bounded look: a folder this large is not one memory)
+        return False
+
+    return ws.memo(f"memls.pointers.typed_notes:{folder}", compute)
 
 
 def _indexed_elsewhere(ws: Workspace, name: str) -> bool:
