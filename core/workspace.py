@@ -406,7 +406,8 @@ _HANDOFF_NAME = re.compile(
     re.IGNORECASE,
 )
 _FOREIGN = (
-    "BN", "CP", "HO", "LG", "IX00", "IX010", "IX011", "MF001", "MF002", "SZ002", "SZ003", "SZ004",
+    "BN", "CP", "HO", "LG", "IX00", "IX010", "IX011", "IX013", "MF001", "MF002", "SZ002", "SZ003",
+    "SZ004",
 )  # fmt: skip
 _NOT_FOR_KIND: dict[RootKind, tuple[str, ...]] = {
     RootKind.MEMORY: (),  # MB rules look for a memory bank themselves
@@ -430,7 +431,7 @@ KIND_RULES: dict[RootKind, str] = {
     RootKind.SERENA: "IX012 (links), MF003 (duplicates), SC (secrets), SZ001 (encoding)",
     RootKind.MEMORY_TOOL: "IX012 (links), MF003 (duplicates), SC (secrets), SZ001 (encoding)",
     RootKind.HERMES: "IX012 (links), MF003 (duplicates), SC (secrets), SZ001 (encoding)",
-    RootKind.CODEX: "IX009 (pointers), IX012 (links), MF003, SC (secrets), SZ001, SZ005",
+    RootKind.CODEX: "IX009/IX013 (pointers), IX012 (links), MF003, SC (secrets), SZ001, SZ005",
     RootKind.HANDOFF: "HO (handoff), SC (secrets), SZ001 (encoding), SZ005",
     RootKind.NOTES: "IX012 (links), MF003 (duplicates), SC (secrets), SZ001 (encoding)",
     RootKind.JSON: "SC (secrets)",

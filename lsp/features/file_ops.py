@@ -25,7 +25,7 @@ from memls.lsp.features import LanguageFeature
 if TYPE_CHECKING:
     from memls.lsp.server import MemlsServer
 
-BROKEN_CODES = frozenset(("IX002", "IX009", "IX012"))
+BROKEN_CODES = frozenset(("IX002", "IX009", "IX012", "IX013"))
 """Diagnostics the create-missing action answers (orphan bullet, broken pointer or link)."""
 
 FILE_FILTERS = [

@@ -182,15 +182,16 @@ RULES = (
         "IX009",
         "index-broken-pointer",
         Severity.ERROR,
-        "pointer/link in the index to a file that exists nowhere (not beside the index, "
-        "in the root, the repository, or by wikilink name); not a line that records the "
+        "pointer/link in the index (a Markdown link, a wikilink, a path opening a list "
+        "item; a path named in passing is IX013) to a file that exists nowhere (not beside "
+        "the index, in the root, the repository, or by wikilink name); not a line that records the "
         "file went (`Deleted the duplicate x.md`, `` `y.md` (archived) ``), a date's "
         "pattern (`memory/2026-MM-DD.md`), or a path into a folder committed as a symlink"
         " to its owner's machine",
         rationale="error: the agent's entry point points at nothing — that memory is lost",
         doc="""
         A link or pointer in MEMORY.md (`[deploy](deploy.md)`, `[[deploy]]`, a backticked
-        path in a pointer list) resolves to no file: not beside the index, in the memory
+        path opening an item of a pointer list) resolves to no file: not beside the index, in the memory
         root, in the repository, or by wikilink name. Placeholders in examples are not
         reported. The agent follows the index to its memory; a dead pointer is memory it
         will not find.
@@ -262,6 +263,30 @@ RULES = (
         Right: the link names an existing file.
 
         Fix: correct the link, create the file, or remove the link.
+        """,
+    ),
+    Rule(
+        "IX013",
+        "index-missing-path",
+        Severity.WARNING,
+        "a path the index names in passing — in a sentence or a table cell, in backticks — "
+        "that exists nowhere (IX009's resolution): maybe this memory's file gone missing, "
+        "maybe a file of another repository or the owner's vault",
+        rationale=(
+            "warning: a link or a pointer bullet that leads nowhere is IX009, an error; a "
+            "path written in passing may name a file kept elsewhere"
+        ),
+        doc="""
+        A backticked path in a sentence or a table of MEMORY.md ("the fix is in
+        `deploy.md` now", a row `| scripts/sync.md | … |`) resolves to no file, by the same
+        resolution as IX009. Unlike a link or a pointer bullet, such a path is not always
+        a pointer: agent workspaces write the names of files in other repositories ("the
+        `README.md` of the API repo") into the journal they keep as an index.
+
+        Wrong: "the runbook is `ops/runbook.md`" after ops/runbook.md was renamed.
+        Right: a link to the file's current path, or words saying which repository holds it.
+
+        Fix: correct the path or create the file; for another repository's file, name it.
         """,
     ),
 )

@@ -51,6 +51,21 @@ def check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
     ]
     for link, again in _once_per_target(kept):
         where = _namesakes(ctx.workspace, link)
+        if not _points(doc, link):
+            # a path named in a sentence or a table: maybe a file of this memory, maybe one
+            # of another repository or the owner's vault — a warning, not a lost memory
+            place = (
+                f"not where it names it; {_noun(where)} of that name is at {where}"
+                if where
+                else f"exists nowhere (not beside {doc.name}, in the memory root or the repository)"
+            )
+            message = (
+                f"`{link.target}`, named in passing in the index, {place}: if it is this "
+                "memory's file, fix the path or create it; if it is another repository's, "
+                "say which"
+            )
+            yield ctx.diag("IX013", message + _also_on(again), link.range)
+            continue
         if where:
             message = (
                 f"pointer to `{link.target}`, which is not where it points (beside {doc.name}, "
@@ -64,6 +79,28 @@ def check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
                 "the pointer"
             )
         yield ctx.diag("IX009", message + _also_on(again), link.range)
+
+
+def _points(doc: Document, link: Link) -> bool:
+    """Whether the index presents ``link`` as a pointer: a Markdown link or wikilink, or a
+    path that opens its list item (`` - `deploy.md` — how to ship``). A backticked path
+    inside a sentence or a table cell names a file in passing (IX013)."""
+    if link.kind not in ("code", "bullet"):
+        return True
+    line = doc.line_text(link.line)
+    if link.kind == "bullet":
+        return True  # `- NOW.md — what it holds`: already read as a pointer bullet
+    if _POINTER_START.match(line[: link.start]) is not None:
+        return _presented_as_pointer(line, link)
+    # `- **Agents:** `a.md`, `b.md``: a labelled item listing paths, each one a pointer
+    return _PATH_LIST.match(line[: link.start]) is not None
+
+
+_PATH_LIST = re.compile(
+    r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\*\*[^*]{1,40}\*\*:?\s*|[^`:*]{1,40}:\*{0,2}\s+)?"
+    r"(?:`[^`]+`\s*(?:,|;|\band\b|&|\+|/)?\s*)*`$"
+)
+"""A list item's start that only a label and other paths come before: a list of pointers."""
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
