@@ -81,7 +81,8 @@ RULES = (
         "finding for a folder whose files are copies of another folder's "
         "(`notes/notes/`); a file still the same as its seed in a `templates/` folder is "
         "an unfilled copy; copies in history folders or filed under a day "
-        "(`inbox/2026-04-20/`) are records, and notes of the same empty skeleton "
+        "(`inbox/2026-04-20/`) are records, so are OpenClaw's nightly dreaming reports "
+        "(`dreaming/deep/2026-04-25.md`), and notes of the same empty skeleton "
         "(headings and placeholders only) no duplicated memory",
         rationale="warning: duplicated memory may diverge; nothing is lost",
         doc="""
