@@ -93,15 +93,36 @@ def parse_file(path: Path) -> Document:
         return _with_problems(doc, (problem,))
     size = len(data)
     decoded = decode(data)
+    wide = looks_utf16(data) if "\x00" in decoded.text else False
     del data  # a 20 MB file's bytes need not live on while its text is parsed
-    return _parse_decoded(decoded, path, None, size)
+    return _parse_decoded(decoded, path, None, size, wide)
 
 
 def parse_bytes(data: bytes, path: Path, kind: FileKind | None = None) -> Document:
-    return _parse_decoded(decode(data), path, kind, len(data))
+    decoded = decode(data)
+    wide = looks_utf16(data) if "\x00" in decoded.text else False
+    return _parse_decoded(decoded, path, kind, len(data), wide)
 
 
-def _parse_decoded(decoded: Decoded, path: Path, kind: FileKind | None, size: int) -> Document:
+def looks_utf16(data: bytes) -> bool:
+    """Bytes of UTF-16 text: its byte-order mark, or, in the first kilobyte, one of the two
+    byte lanes holding NULs and almost nothing else but one value (the high byte of each
+    character: 0 for ASCII, 4 for Cyrillic)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return True
+    head = data[:1024]
+    for lane in (head[0::2], head[1::2]):
+        if len(lane) < 8 or 0 not in lane:
+            continue
+        common = sorted((lane.count(b) for b in set(lane)), reverse=True)[:2]
+        if sum(common) * 10 >= len(lane) * 9:
+            return True
+    return False
+
+
+def _parse_decoded(
+    decoded: Decoded, path: Path, kind: FileKind | None, size: int, utf16: bool = False
+) -> Document:
     return parse_text(
         decoded.text,
         path,
@@ -109,11 +130,15 @@ def _parse_decoded(decoded: Decoded, path: Path, kind: FileKind | None, size: in
         byte_size=size,
         had_bom=decoded.had_bom,
         invalid_offsets=decoded.bad_offsets,
+        utf16=utf16,
     )
 
 
-def _encoding_problems(index: LineIndex, invalid_offsets: Sequence[int]) -> tuple[Problem, ...]:
-    """SZ001 problems: invalid UTF-8 (from decoding) and NUL characters, one per line."""
+def _encoding_problems(
+    index: LineIndex, invalid_offsets: Sequence[int], utf16: bool = False
+) -> tuple[Problem, ...]:
+    """The SZ001 problem of a text: invalid UTF-8 (from decoding) or NUL characters — one
+    for the file, at the first bad line, naming the others (one cause, one finding)."""
     text = index.text
     nuls: list[int] = []
     if "\x00" in text:
@@ -121,23 +146,37 @@ def _encoding_problems(index: LineIndex, invalid_offsets: Sequence[int]) -> tupl
         while at != -1 and len(nuls) < 200:
             nuls.append(at)
             at = text.find("\x00", at + 1)
-    problems: list[Problem] = []
-    seen_lines: set[int] = set()
-    for offset, what in [(o, "invalid UTF-8") for o in invalid_offsets] + [
-        (o, "NUL byte") for o in nuls
-    ]:
-        line, char = index.position(offset)
-        if line in seen_lines:
-            continue
-        seen_lines.add(line)
-        problems.append(
-            Problem(
-                "SZ001",
-                f"{what} in a memory file: save it as UTF-8 text without NUL bytes",
-                Range.of(line, char, line, char + 1),
-            )
-        )
-    return tuple(problems)
+    found = sorted(
+        [(o, "invalid UTF-8") for o in invalid_offsets] + [(o, "NUL byte") for o in nuls]
+    )
+    if not found:
+        return ()
+    lines: list[int] = []
+    kinds: list[str] = []
+    for offset, kind in found:
+        line, _ = index.position(offset)
+        if line not in lines:
+            lines.append(line)
+        word = "NUL bytes" if kind == "NUL byte" and len(nuls) > 1 else kind
+        if word not in kinds:
+            kinds.append(word)
+    first, char = index.position(found[0][0])
+    what = " and ".join(kinds)
+    if utf16:
+        what = "UTF-16 text (two bytes a character)"
+    others = sorted(set(lines) - {first})
+    also = ""
+    if others:
+        shown = ", ".join(str(n + 1) for n in others[:3])
+        more = f" and {len(others) - 3} more" if len(others) > 3 else ""
+        also = f" (also on line{'s' if len(others) > 1 else ''} {shown}{more})"
+    return (
+        Problem(
+            "SZ001",
+            f"{what} in a memory file{also}: save it as UTF-8 text without NUL bytes",
+            Range.of(first, char, first, char + 1),
+        ),
+    )
 
 
 def _with_problems(doc: Document, problems: tuple[Problem, ...]) -> Document:
@@ -152,6 +191,7 @@ def parse_text(
     byte_size: int | None = None,
     had_bom: bool = False,
     invalid_offsets: Sequence[int] = (),
+    utf16: bool = False,
 ) -> Document:
     """Parse decoded text. Never raises.
 
@@ -257,7 +297,7 @@ def parse_text(
         html_blocks=tuple(html_blocks),
         frontmatter=frontmatter,
         suppressions=Suppressions(frozenset(file_codes), file_all, tuple(next_line)),
-        problems=_encoding_problems(index, invalid_offsets)
+        problems=_encoding_problems(index, invalid_offsets, utf16)
         if (invalid_offsets or "\x00" in text)
         else (),
         byte_size=byte_size

@@ -35,11 +35,14 @@ RULES = (
         "SZ001",
         "invalid-encoding",
         Severity.ERROR,
-        "NUL byte or invalid UTF-8 in a memory file",
+        "NUL byte or invalid UTF-8 in a memory file (a UTF-16 file too): one finding per "
+        "file, at the first bad line, naming the others",
         rationale="error: the file cannot be read as text — its memory is unreadable",
         doc="""
         A memory file holds a NUL byte or bytes that are not UTF-8: an agent reading it
-        as text gets garbage or nothing. The message says where.
+        as text gets garbage or nothing. One finding per file, at the first bad line,
+        naming the other lines (`(also on lines 5, 9 and 3 more)`); a file saved as
+        UTF-16 (a NUL byte beside each character) is said to be one.
 
         Fix: re-save the file as UTF-8, removing the binary content.
         """,
