@@ -371,9 +371,14 @@ def _words_stand_in(bare: str) -> bool:
         return False
     if sum(1 for w in words if w.isalpha() and len(w) == 1) > 1:
         return False  # `xK9mPq2L`: random letters, not words
+    parts = [w for w in _WORD_SPLIT.split(bare) if w]
+    if len(parts) > 8 or any(w.isalpha() and not _WORD_SHAPE.fullmatch(w) for w in parts):
+        return False  # `LQlfuka`, `UJVCNSh`: random letters cut at case changes, not words
     return all(w.isalpha() or (w.isdigit() and len(w) <= 4) for w in words)
 
 
+_WORD_SHAPE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+")
+"""A word as written: lower case, capitalised, or all capitals (an acronym)."""
 _TRAILING_MARKS = re.compile(r"[!@#$%^&*?]{1,3}$")
 _WORD_SPLIT = re.compile(r"[-_.]|(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 
