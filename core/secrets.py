@@ -326,7 +326,8 @@ _PLACEHOLDER_WORDS = {
 _PLACEHOLDER = re.compile(
     r"\.\.\.|…|\*{3,}|^(?:[A-Za-z0-9]{1,8}[-_])*(?-i:x{4,}|X{4,})|^<|^\$|^%|^\{|^\[|\{\{|\$\{|^your[_-]|^my[_-]|_here$|^env[:.]"
     r"|^os\.|^process\.env|^getenv|^secrets?\.|^vault:|^op://|^ref\+|^redacted|^removed"
-    r"|^(.)\1{5,}$|[-_](?:here|goes|your|value)$",
+    r"|^(.)\1{5,}$|[-_](?:here|goes|your|value)$"
+    r"|[-_:](?:redacted|removed|masked|hidden)\]?$",  # `ghp_REDACTED`: a key's type, then the mark
     re.IGNORECASE,
 )
 _CODE_VALUE = re.compile(
@@ -386,7 +387,7 @@ _WORD_SPLIT = re.compile(r"[-_.]|(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)|(?<=\d)
 def looks_placeholder(value: str) -> bool:
     """A value people write in place of a secret: ``sk-...``, ``<token>``, ``${API_KEY}``,
     plain words with a stand-in word among them (``secure_password_123``)."""
-    bare = value.strip("\"'`*_")
+    bare = value.strip("\"'`*_()")
     if not bare or bare.casefold().replace("-", "").replace("_", "") in _PLACEHOLDER_WORDS:
         return True
     return bool(_PLACEHOLDER.search(bare)) or _words_stand_in(bare)

@@ -2442,7 +2442,7 @@ def _walk_candidate(path: Path, top: bool, named: Instructed = EMPTY) -> RootKin
         return RootKind.MEMORY
     if is_claude_project_memory(path):
         return RootKind.MEMORY  # .claude/memory with notes and no MEMORY.md: no index
-    if name.lower() in LESSON_FOLDERS and _markdown_count(path) >= 2:
+    if name.lower() in LESSON_FOLDERS and _markdown_count(path) >= 2 and _agent_place(path.parent):
         return RootKind.MEMORY  # an agent's learnings/ (an index and its topic files)
     if _journal_log_in(path) or (name.startswith(".") and _has_memory_note(path)):
         return RootKind.MEMORY  # docs/log.md as a journal; a tool's .wolf/memory.md
@@ -2504,6 +2504,19 @@ def _has_memory_note(folder: Path) -> bool:
 
 LESSON_FOLDERS = frozenset({"learnings", "lessons", "lessons-learned", "lessons_learned"})
 """Folders of what an agent learned, one topic per file: memory by their name."""
+
+
+def _agent_place(folder: Path) -> bool:
+    """Where an agent keeps what it learned: the repository's top, a hidden tool folder
+    (``.claude/``, ``.agent/``), docs or a memory folder — not deep in a course's notes
+    (``Mentoria/Lessons/``, a class's lessons)."""
+    name = folder.name.lower()
+    return (
+        (folder / ".git").exists()
+        or name.startswith(".")
+        or name in ("docs", "doc", "ai", "agent", "agents", "notes", "knowledge")
+        or _memory_folder_name(folder.name)
+    )
 
 
 def _markdown_count(folder: Path) -> int:

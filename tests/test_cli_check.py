@@ -212,7 +212,7 @@ def test_missing_root_and_non_markdown_paths(root: Path) -> None:
 
 
 def test_fix_rewrites_the_file_and_reports(tmp_path: Path) -> None:
-    (tmp_path / "MEMORY.md").write_text("Just notes, no heading.\n")
+    (tmp_path / "MEMORY.md").write_text("Just notes, no heading.\n\n## Active Checkpoints\n")
     proc = run_memls("check", "--select", "IX001", "--fix", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout
     assert "Fixed 1." in proc.stdout

@@ -645,3 +645,20 @@ def test_a_random_key_cut_at_its_case_changes_is_no_words_stand_in() -> None:
     assert missed == []
     for stand_in in ("secure_password_123", "MongoSecurePass2024!", "my_super_secret_token_2024"):
         assert find_secrets(f"client_secret: {stand_in}") == [], stand_in
+
+
+def test_a_redaction_mark_in_a_secrets_place_is_no_secret() -> None:
+    """`([REDACTED])` after a password's name and `ghp_REDACTED` in a URL are what a tool
+    wrote in the secret's place; a real value there is still found."""
+    quiet = [
+        "- **Note:** the SSH password ([REDACTED]) was changed on host 10.0.0.4",
+        "git clone https://ghp_REDACTED@github.com/owner/repo.git",
+        "- token: ghp_masked",
+    ]
+    for line in quiet:
+        assert find_secrets(line) == [], line[:20]
+    loud = [
+        f"git clone https://{rand(12)}@github.com/owner/repo.git".replace("https://", "https://u:")
+    ]
+    for line in loud:
+        assert find_secrets(line), line[:20]

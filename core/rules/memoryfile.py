@@ -81,8 +81,9 @@ RULES = (
         "finding for a folder whose files are copies of another folder's "
         "(`notes/notes/`); a file still the same as its seed in a `templates/` folder is "
         "an unfilled copy; copies in history folders or filed under a day "
-        "(`inbox/2026-04-20/`) are records, so are OpenClaw's nightly dreaming reports "
-        "(`dreaming/deep/2026-04-25.md`), and notes of the same empty skeleton "
+        "(`inbox/2026-04-20/`) are records, so are notes named by different days "
+        "(`2026-04-25.md` = `2026-04-26.md`: a daily report with nothing new, OpenClaw's "
+        "nightly dreaming reports), and notes of the same empty skeleton "
         "(headings and placeholders only) no duplicated memory",
         rationale="warning: duplicated memory may diverge; nothing is lost",
         doc="""
@@ -223,6 +224,8 @@ def _not_memory(ws: Workspace, doc: Document) -> str | None:
         folder = {p.casefold() for p in doc.path.parent.parts[-2:]}
         if keys & SKILL_KEYS or folder & _SKILL_FOLDERS or _SKILL_TEXT.search(text):
             return "an Agent Skill, command or subagent definition (name/description frontmatter)"
+    if _RELEASE_NOTES.match(doc.path.name) and not _indexed(ws, doc.path):
+        return "a product's release notes or changelog, which the index does not point at"
     try:
         rel = doc.path.relative_to(ws.root)
     except ValueError:
@@ -233,6 +236,13 @@ def _not_memory(ws: Workspace, doc: Document) -> str | None:
     if in_docs and _fm_key(doc, "type") is None and not _indexed(ws, doc.path):
         return "a project document in docs/ that the index does not point at"
     return None
+
+
+_RELEASE_NOTES = re.compile(
+    r"(?i)^(?:release[-_ ]?notes|changelog|changes)(?:[-_ .]?v?[\d.]+)?\.md$"
+)
+"""``RELEASE_NOTES_v1.0.0.md``, ``CHANGELOG.md``: what a release of the product changed, for
+its users — the project's document, even when kept beside the memory."""
 
 
 def _indexed(ws: Workspace, path: Path) -> bool:
@@ -572,8 +582,9 @@ def _copy_plan(ws: Workspace) -> dict[Path, tuple[Path, int]]:
                     continue
                 real.setdefault(_real(path), path)  # one file under two names: one
             kept = sorted(real.values(), key=_keep_first)
-            if all(_dream_report(p) for p in kept):
-                continue  # `dreaming/deep/2026-04-25.md` = `…/2026-04-26.md`: two nights' reports
+            days = [p.name[:10] for p in kept if is_dated(p)]
+            if len(days) == len(kept) and len(set(days)) == len(days):
+                continue  # `2026-04-25.md` = `2026-04-26.md`: two days' records, same words
             for other in kept[1:]:
                 plan[other] = (kept[0], len(kept) - 2)
         return plan
@@ -581,13 +592,6 @@ def _copy_plan(ws: Workspace) -> dict[Path, tuple[Path, int]]:
     from memls.core.rules.stale import path_in_history_folder
 
     return ws.memo("memls.mf.copy_plan", compute)
-
-
-def _dream_report(path: Path) -> bool:
-    """A dated report of OpenClaw's dreaming sweeps (``memory/dreaming/deep/2026-04-25.md``,
-    ``light/``, ``rem/``): the tool writes one each night, the same words when nothing new
-    came up — records of the nights, not copies of a memory to merge."""
-    return is_dated(path) and "dreaming" in (p.casefold() for p in path.parent.parts[-2:])
 
 
 def _folder_copies(ws: Workspace) -> dict[tuple[Path, Path], list[Path]]:

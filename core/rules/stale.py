@@ -159,7 +159,10 @@ def name_date(name: str) -> _dt.date | None:
 _HISTORY_WORDS = frozenset(
     {
         "history", "historical", "archive", "archives", "archived", "old", "prev", "previous",
-        "legacy", "deprecated", "obsolete", "superseded",
+        "legacy", "deprecated", "obsolete", "superseded", "trash", "backup",
+        # the same in other languages: a folder of what was kept, or thrown away
+        "arquivo", "archivo", "archiv", "archivio", "lixeira", "papelera", "corbeille",
+        "papierkorb", "cestino", "antigo", "antiguo",
     }
 )  # fmt: skip
 """Words that make a compound folder name a history folder (``handoff-history/``,

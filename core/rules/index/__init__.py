@@ -27,14 +27,18 @@ RULES = (
         "IX001",
         "index-heading",
         Severity.WARNING,
-        "MEMORY.md does not start with a `# ` heading",
+        "MEMORY.md does not start with a `# ` heading (memls's index: one with Active "
+        "Checkpoints or checkpoints beside it; another tool's index only for a `#` written "
+        "without its space)",
         fixable=True,
         rationale="warning: format; Claude Code's own headingless index is not reported",
         doc="""
         MEMORY.md's first line (after front matter and a leading `<!-- … -->` note) must
         be a `# ` heading. memls's index operations and resume find the Active Checkpoints
         section under it. The headingless list of pointers Claude Code writes itself is
-        not reported.
+        not reported, nor is the MEMORY.md another tool writes and rewrites (nanobot's
+        consolidated memory, an agent's notes: no Active Checkpoints, no checkpoints in
+        the root) — there only `#Title`, a heading written without its space, is.
 
         Wrong: `#Project Memory` (no space), blank lines before the heading, or prose first.
         Right: `# Project Memory` as line 1.

@@ -793,9 +793,14 @@ def is_record(ws: Workspace, doc: Document) -> bool:
 _TURN = re.compile(r"^(?:\*\*)?(?:user|assistant|human|ai|system)(?:\*\*)?\s*:", re.IGNORECASE)
 
 
+_TRANSCRIPT_NAME = re.compile(r"(?i)(?:^|[-_. ])transcripts?(?:$|[-_. ])")
+
+
 def is_session_transcript(doc: Document) -> bool:
     """A conversation saved as Markdown (a session hook's ``# Session: …`` file, or a file
     of ``user:`` / ``assistant:`` turns): its brackets are quoted words, not links."""
+    if _TRANSCRIPT_NAME.search(doc.path.stem):
+        return True  # `transcript.md`, `2026-03-02-transcript.md`: a conversation by its name
     head = doc.lines[:12]
     if any(re.match(r"#\s*Session\b", ln) for ln in head) and any(
         re.match(r"(?i)\W*session\s+(?:key|id)\b", ln) for ln in head

@@ -31,15 +31,18 @@ def check_structure(ctx: RuleContext) -> Iterator[Diagnostic]:
     """IX001–IX008 on MEMORY.md."""
     doc = ctx.doc
     section = active_section(doc)
+    facts = _facts(ctx)
     first = _first_heading_problem(ctx)
     if (
         first is not None
         and not _headingless_list_index(doc)
         and not _after_autodream(ctx, section)
+        and (section is not None or facts or first.message.startswith(_NO_SPACE))
     ):
+        # memls's index starts with its title; another tool's (nanobot's, an agent's own
+        # notes index) need not — only a heading written without its space is broken there
         yield first
     found = bullets(doc, section) if section is not None else []
-    facts = _facts(ctx)
     yield from _check_bullets(ctx, found, facts)
     if section is not None and found:
         yield from _check_unreadable(ctx, section)
@@ -108,6 +111,9 @@ def _headingless_list_index(doc: Document) -> bool:
     return re.match(r"^\s*(?:[-*+]|\d{1,9}[.)])\s", first) is not None
 
 
+_NO_SPACE = "MEMORY.md's first line lacks the space after `#`"
+
+
 def _first_heading_problem(ctx: RuleContext) -> Diagnostic | None:
     doc = ctx.doc
     start = doc.frontmatter.end_line + 1 if doc.frontmatter else 0
@@ -134,8 +140,7 @@ def _first_heading_problem(ctx: RuleContext) -> Diagnostic | None:
         edit = TextEdit(Range.point(start, 1), " ")
         return ctx.diag(
             "IX001",
-            "MEMORY.md's first line lacks the space after `#`, so it is no heading: "
-            "write `# ` at its start",
+            f"{_NO_SPACE}, so it is no heading: write `# ` at its start",
             rng,
             ctx.fix("Add the space after `#`", edit),
         )
