@@ -163,7 +163,7 @@ def _encoding_problems(
     first, char = index.position(found[0][0])
     what = " and ".join(kinds)
     if utf16:
-        what = "UTF-16 text (two bytes a character)"
+        what = "UTF-16 text (two bytes per character)"
     others = sorted(set(lines) - {first})
     also = ""
     if others:

@@ -55,7 +55,7 @@ def check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
             # a path named in a sentence or a table: maybe a file of this memory, maybe one
             # of another repository or the owner's vault — a warning, not a lost memory
             place = (
-                f"not where it names it; {_noun(where)} of that name is at {where}"
+                f"is not at that path ({_noun(where)} of that name is at {where})"
                 if where
                 else f"exists nowhere (not beside {doc.name}, in the memory root or the repository)"
             )
