@@ -158,7 +158,7 @@ _PROVIDER_LIST: tuple[tuple[str, str], ...] = (
     ("GitHub token", r"\bgithub_pat_[A-Za-z0-9_]{40,}"),
     ("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
     ("GitLab token", r"\bgl(?:pat|dt|rt|ptt|soat|cbt)-[A-Za-z0-9_-]{20,}"),
-    ("Stripe key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}"),
+    ("Stripe or Clerk secret key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}"),
 )
 # One alternation, each provider a named group: one pass over a segment finds every kind.
 _PROVIDERS = re.compile(

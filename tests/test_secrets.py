@@ -662,3 +662,10 @@ def test_a_redaction_mark_in_a_secrets_place_is_no_secret() -> None:
     ]
     for line in loud:
         assert find_secrets(line), line[:20]
+
+
+def test_an_sk_live_key_is_named_for_both_providers_that_issue_it() -> None:
+    """Stripe and Clerk both issue `sk_live_…` / `sk_test_…` secret keys: the finding names
+    both, so a Clerk user is not told to rotate a Stripe key."""
+    found = find_secrets(f"CLERK_SECRET_KEY=sk_live_{rand(40)}")
+    assert [s.kind for s in found] == ["Stripe or Clerk secret key"]
