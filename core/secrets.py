@@ -947,8 +947,16 @@ def _ds_line(
             and not _ID_PREFIX.match(value)
             and not _after_id_key(line, value)
             and not _alphabet(value)
+            and not _FILE_IN_BASE64.match(value)
         ):
             yield from _positions(line, value, base, SC_HIGH_ENTROPY, "random-looking string")
+
+
+_FILE_IN_BASE64 = re.compile(
+    r"UEsDB|iVBORw0KGgo|JVBERi0|H4sI|/9j/|R0lGOD|UklGR|AAAA[A-Za-z0-9+/]{2}ZnR5c"
+)
+"""A file's bytes in base64, by its signature at the start: a ZIP (`UEsDB`), PNG, PDF,
+gzip, JPEG, GIF, WebP/WAV (RIFF) or MP4 — content carried in a line, not a key."""
 
 
 def _alphabet(value: str) -> bool:

@@ -669,3 +669,16 @@ def test_an_sk_live_key_is_named_for_both_providers_that_issue_it() -> None:
     both, so a Clerk user is not told to rotate a Stripe key."""
     found = find_secrets(f"CLERK_SECRET_KEY=sk_live_{rand(40)}")
     assert [s.kind for s in found] == ["Stripe or Clerk secret key"]
+
+
+def test_a_file_carried_in_base64_is_no_random_looking_secret() -> None:
+    """A ZIP or PNG written out in base64 on a line about a token (`"bundle": "UEsDB…"`)
+    starts with its file signature: content, not a key; a random string there is still
+    reported."""
+    import base64
+
+    zipped = base64.b64encode(b"PK\x03\x04" + rand(40).encode()).decode()
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + rand(40).encode()).decode()
+    for value in (zipped, png):
+        assert find_secrets(f'token bundle: "{value}"') == [], value[:5]
+    assert find_secrets(f'token bundle: "{rand(48)}"')
