@@ -953,7 +953,7 @@ def _ds_line(
 
 
 _FILE_IN_BASE64 = re.compile(
-    r"UEsDB|iVBORw0KGgo|JVBERi0|H4sI|/9j/|R0lGOD|UklGR|AAAA[A-Za-z0-9+/]{2}ZnR5c"
+    r"UEsDB|iVBORw0KGg|JVBERi|H4sI|/9j/|R0lGOD|UklGR|AAAA[A-Za-z0-9+/]{2}ZnR5c"
 )
 """A file's bytes in base64, by its signature at the start: a ZIP (`UEsDB`), PNG, PDF,
 gzip, JPEG, GIF, WebP/WAV (RIFF) or MP4 — content carried in a line, not a key."""

@@ -104,7 +104,7 @@ RULES = (
         Severity.WARNING,
         "a quoted random-looking string on a line about keys or tokens (may be a secret);"
         " not a character set written out (`ABCDEFGHJKLMNPQRSTUVWXYZ23456789`) or a file"
-        " carried in base64 (a ZIP's `UEsDB…`, a PNG's `iVBORw0KGgo…`)",
+        " carried in base64 (a ZIP's `UEsDB…`, a PNG's `iVBORw0KGg…`)",
         fixable=True,
         rationale="warning: a random-looking string may be a secret; it is a guess, not proof",
         doc="""
