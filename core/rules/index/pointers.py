@@ -54,6 +54,8 @@ def check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
         if not _points(doc, link):
             # a path named in a sentence or a table: maybe a file of this memory, maybe one
             # of another repository or the owner's vault — a warning, not a lost memory
+            if _conventional_name(link.target):
+                continue  # "updated `CLAUDE.md` and `SKILL.md`": a kind of file, any repo's
             place = (
                 f"is not at that path ({_noun(where)} of that name is at {where})"
                 if where
@@ -79,6 +81,17 @@ def check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
                 "the pointer"
             )
         yield ctx.diag("IX009", message + _also_on(again), link.range)
+
+
+def _conventional_name(target: str) -> bool:
+    """A bare file name in capitals (``CLAUDE.md``, ``SKILL.md``, ``README.Docker.md``,
+    ``OMADA_TOOLS.md``): the name of a kind of document every repository may have, which a
+    journal names in passing for another repository's as often as for this one's."""
+    name = target.strip()
+    if "/" in name or not name.lower().endswith(".md"):
+        return False
+    stem = name[:-3].split(".", 1)[0]
+    return any(c.isupper() for c in stem) and stem == stem.upper()  # (CJK has no case)
 
 
 def _points(doc: Document, link: Link) -> bool:
@@ -108,7 +121,7 @@ _DATE_PATTERN = re.compile(r"\d{4}-MM-DD|YYYY|MM-DD|\bHH-?MM\b")
 """The pattern of a day's file name (`memory/2026-MM-DD.md`), no file."""
 _PLACEHOLDER = re.compile(
     r"(?i)kebab-case|snake_case|example|placeholder|your[-_]|xxx|yyyy|[-_]name\.md$|^name[-_]"
-    rf"|(?-i:{_DATE_PATTERN.pattern})"
+    rf"|(?-i:{_DATE_PATTERN.pattern})|(?-i:(?<![A-Za-z])NN(?![A-Za-z]))"
 )
 _BRACKETS = {"[": "]", "<": ">", "{": "}"}
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -134,6 +147,8 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
         return False  # SZ005 reports it
     if not any(c.isalnum() for c in target):
         return False  # `[<url>](`/`)`, `[x](/)`: no file named, a site's root or a mark
+    if "…" in target or re.search(r"[^./]\.{3}|\.{3}[^./]", target):
+        return False  # `20260211T2023...manifold_1d12.md`: a long name cut short, no path
     if _BRACKETS.get(target[:1]) == target[-1:]:
         return False  # `[x]([type/requirement])`: a placeholder to fill in, no file
     line = doc.line_text(link.line) if doc is not None else ""
