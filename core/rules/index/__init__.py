@@ -275,7 +275,9 @@ RULES = (
         Severity.WARNING,
         "a path the index names in passing — in a sentence or a table cell, in backticks — "
         "that exists nowhere (IX009's resolution): maybe this memory's file gone missing, "
-        "maybe a file of another repository or the owner's vault",
+        "maybe a file of another repository or the owner's vault; not a capitalised "
+        "document name (`CLAUDE.md`, `SKILL.md`: a kind of file any repository has), a "
+        "pattern (`_WEEK-NN.md`) or a name cut short (`2026…x.md`)",
         rationale=(
             "warning: a link or a pointer bullet that leads nowhere is IX009, an error; a "
             "path written in passing may name a file kept elsewhere"
