@@ -33,7 +33,7 @@ from memls.core.model import (
     Section,
     Suppressions,
 )
-from memls.core.text import Decoded, LineIndex, decode
+from memls.core.text import Decoded, LineIndex, also_on, decode
 
 _BLOCK_RULES = ["fenced_code", "atx_heading", "thematic_break", "raw_html", "blank_line"]
 
@@ -164,12 +164,7 @@ def _encoding_problems(
     what = " and ".join(kinds)
     if utf16:
         what = "UTF-16 text (two bytes per character)"
-    others = sorted(set(lines) - {first})
-    also = ""
-    if others:
-        shown = ", ".join(str(n + 1) for n in others[:3])
-        more = f" and {len(others) - 3} more" if len(others) > 3 else ""
-        also = f" (also on line{'s' if len(others) > 1 else ''} {shown}{more})"
+    also = also_on(sorted(set(lines) - {first}))
     return (
         Problem(
             "SZ001",

@@ -186,3 +186,16 @@ def strip_blank_edges(lines: list[str]) -> list[str]:
     while end > start and not lines[end - 1].strip():
         end -= 1
     return lines[start:end]
+
+
+def also_on(lines: list[int]) -> str:
+    """` (also on lines 31 and 118)`: the other lines (0-based, shown 1-based) where one
+    cause was found — a dead target named again (IX009, IX012), a file's bad bytes (SZ001)."""
+    if not lines:
+        return ""
+    shown = [str(n + 1) for n in lines[:5]]
+    more = f" and {len(lines) - 5} more" if len(lines) > 5 else ""
+    if len(shown) == 1:
+        return f" (also on line {shown[0]})"
+    words = ", ".join(shown[:-1]) + (f", {shown[-1]}{more}" if more else f" and {shown[-1]}")
+    return f" (also on lines {words})"

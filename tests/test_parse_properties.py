@@ -122,7 +122,7 @@ def test_a_file_of_many_bad_lines_is_one_problem_and_utf16_is_named() -> None:
     the others; a file saved as UTF-16 is said to be UTF-16."""
     doc = parse_text("# T\na \x00\nb \x00\nc \x00\n", Path("topic.md"))
     assert [(p.code, p.range.start.line) for p in doc.problems] == [("SZ001", 1)]
-    assert "(also on lines 3, 4)" in doc.problems[0].message
+    assert "(also on lines 3 and 4)" in doc.problems[0].message
     wide = parse_bytes("# Заметки\nпрогресс\n".encode("utf-16-le"), Path("progress.md"))
     assert len(wide.problems) == 1
     assert wide.problems[0].message.startswith("UTF-16 text")

@@ -548,6 +548,7 @@ class LinkResolver:
         self._stems: dict[str, list[Path]] | None = None  # memory root: stem → files
         self._repo_names: dict[str, list[str]] | None = None  # repo: file name → rel paths
         self._folders: frozenset[str] | None = None
+        self._names_under: dict[str, frozenset[str]] = {}
         self.stat_calls = 0
         """How many existence checks reached the file system (a regression test counts them)."""
 
@@ -566,6 +567,7 @@ class LinkResolver:
         self._stems = None
         self._repo_names = None
         self._folders = None
+        self._names_under = {}
 
     # -- public --
     def resolve(self, link: Link) -> Path | None:
@@ -828,6 +830,27 @@ class LinkResolver:
                 for part in rel.split("/")[:-1]
             )
         return self._folders
+
+    def names_under(self, folder: Path) -> frozenset[str]:
+        """The lower-cased names of the repository's files under ``folder``, at any depth
+        outside hidden folders (from the same index as :meth:`folder_names`)."""
+        base = self.repo_root or self.memory_root
+        try:
+            rel = Path(os.path.abspath(folder)).relative_to(base).as_posix()
+        except ValueError:
+            return frozenset()
+        known = self._names_under.get(rel)
+        if known is None:
+            prefix = "" if rel == "." else rel + "/"
+            known = frozenset(
+                name
+                for name, rels in self._repo_index().items()
+                for path in rels
+                if path.startswith(prefix)
+                and not any(part.startswith(".") for part in path[len(prefix) :].split("/")[:-1])
+            )
+            self._names_under[rel] = known
+        return known
 
     def _by_suffix(self, target: str) -> Path | None:
         """A path that names a repository file by its trailing components (``rules/foo.md``)."""

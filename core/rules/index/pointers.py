@@ -16,6 +16,7 @@ from memls.core.gitfacade import history, ignored
 from memls.core.model import Diagnostic, Document, Range
 from memls.core.parse import parse_file
 from memls.core.rules import RuleContext
+from memls.core.text import also_on
 from memls.core.workspace import (
     MEMORY_FOLDER_NAMES,
     SOURCE_FILE,
@@ -66,7 +67,7 @@ def check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
                 "memory's file, fix the path or create it; if it is another repository's, "
                 "say which"
             )
-            yield ctx.diag("IX013", message + _also_on(again), link.range)
+            yield ctx.diag("IX013", message + also_on(again), link.range)
             continue
         if where:
             message = (
@@ -80,7 +81,7 @@ def check_pointers(ctx: RuleContext) -> Iterator[Diagnostic]:
                 "the memory root or the repository): fix the path, create the file, or remove "
                 "the pointer"
             )
-        yield ctx.diag("IX009", message + _also_on(again), link.range)
+        yield ctx.diag("IX009", message + also_on(again), link.range)
 
 
 def _conventional_name(target: str) -> bool:
@@ -123,6 +124,8 @@ _PLACEHOLDER = re.compile(
     r"(?i)kebab-case|snake_case|example|placeholder|your[-_]|xxx|yyyy|[-_]name\.md$|^name[-_]"
     rf"|(?-i:{_DATE_PATTERN.pattern})|(?-i:(?<![A-Za-z])NN(?![A-Za-z]))"
 )
+_CUT_SHORT = re.compile(r"…|[^./]\.{3}|\.{3}[^./]")
+"""A long name cut short (``20260211T2023...manifold_1d12.md``), not ``../``."""
 _BRACKETS = {"[": "]", "<": ">", "{": "}"}
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -147,7 +150,7 @@ def _reportable(ws: Workspace, link: Link, doc: Document | None = None) -> bool:
         return False  # SZ005 reports it
     if not any(c.isalnum() for c in target):
         return False  # `[<url>](`/`)`, `[x](/)`: no file named, a site's root or a mark
-    if "…" in target or re.search(r"[^./]\.{3}|\.{3}[^./]", target):
+    if _CUT_SHORT.search(target):
         return False  # `20260211T2023...manifold_1d12.md`: a long name cut short, no path
     if _BRACKETS.get(target[:1]) == target[-1:]:
         return False  # `[x]([type/requirement])`: a placeholder to fill in, no file
@@ -365,20 +368,10 @@ def _in_claude_auto_memory(ws: Workspace, target: str, labelled: bool = False) -
 def _keeps_typed_notes(ws: Workspace, folder: Path) -> bool:
     """Whether a memory folder keeps notes named by Claude Code's memory types
     (``feedback_x.md``, ``project-y.md``), at any depth: where such a note belongs."""
-
-    def compute() -> bool:
-        seen = 0
-        for _, dirs, files in os.walk(folder):
-            dirs[:] = [d for d in dirs if not d.startswith(".")]
-            for name in files:
-                if name.lower().endswith(".md") and _AUTO_MEMORY_NOTE.match(name[:-3]):
-                    return True
-            seen += len(files)
-            if seen > 5000:
-                break  # (a bounded look: a folder this large is not one memory)
-        return False
-
-    return ws.memo(f"memls.pointers.typed_notes:{folder}", compute)
+    return any(
+        name.endswith(".md") and _AUTO_MEMORY_NOTE.match(name[:-3])
+        for name in ws.links.names_under(folder)
+    )
 
 
 def _indexed_elsewhere(ws: Workspace, name: str) -> bool:
@@ -667,7 +660,7 @@ def check_topic_links(ctx: RuleContext) -> Iterator[Diagnostic]:
                 f"link to {shown}, which exists nowhere (not beside this file, in the memory "
                 "root or the repository): fix the link, or create the file it names"
             )
-        yield ctx.diag("IX012", message + _also_on(again), link.range)
+        yield ctx.diag("IX012", message + also_on(again), link.range)
 
 
 def _once_per_target(links: list[Link]) -> list[tuple[Link, list[int]]]:
@@ -683,18 +676,6 @@ def _once_per_target(links: list[Link]) -> list[tuple[Link, list[int]]]:
         else:
             groups[key] = (link, [])
     return list(groups.values())
-
-
-def _also_on(lines: list[int]) -> str:
-    """` (also on lines 31 and 118)`: where else the same dead target is named (1-based)."""
-    if not lines:
-        return ""
-    shown = [str(n + 1) for n in lines[:5]]
-    more = f" and {len(lines) - 5} more" if len(lines) > 5 else ""
-    if len(shown) == 1:
-        return f" (also on line {shown[0]})"
-    words = ", ".join(shown[:-1]) + (f", {shown[-1]}{more}" if more else f" and {shown[-1]}")
-    return f" (also on lines {words})"
 
 
 def _words(text: str) -> tuple[str, ...]:
